@@ -1,0 +1,205 @@
+//! What moves when a placement changes: counts, shares, and where to.
+//!
+//! [`Movement::measure`] places every key before and after a change and
+//! counts the keys whose owner (by node name) differs. The movers are split
+//! the way the documents split them: those that land on a node that was
+//! not there before ([`to_added`](Movement::to_added)), those that hop
+//! between two nodes present both before and after
+//! ([`between_kept`](Movement::between_kept), pure churn), and those that
+//! leave a node that is gone ([`from_removed`](Movement::from_removed)).
+//! The full old→new [`matrix`](Movement::matrix) is kept too.
+//!
+//! ```
+//! use reshard::{HashWidth, KeySet, Modulo, Movement};
+//! let keys = KeySet::plain(200_000).hashed(HashWidth::Bits128).unwrap();
+//! let m = Movement::measure(&keys, &Modulo::new(10).unwrap(), &Modulo::new(11).unwrap()).unwrap();
+//! assert_eq!(m.moved(), 181_745);            // document 002: 90.87%
+//! assert_eq!(m.between_kept(), 163_493);     // old node → old node
+//! assert_eq!(m.to_added(), 18_252);          // → node 10
+//! ```
+
+use crate::keys::HashedKeys;
+use crate::placement::{NodeId, Placement, CHUNK};
+use crate::table::{pct, shows_as_table, thousands, Table};
+use crate::Result;
+use rayon::prelude::*;
+use serde::Serialize;
+
+/// The result of comparing two placements over one key set.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Movement {
+    keys: u64,
+    moved: u64,
+    to_added: u64,
+    between_kept: u64,
+    from_removed: u64,
+    /// Every node name that appears before or after: before's nodes in
+    /// order, then the nodes only `after` has.
+    nodes: Vec<String>,
+    in_before: Vec<bool>,
+    in_after: Vec<bool>,
+    /// `matrix[i][j]`: keys on `nodes[i]` before and on `nodes[j]` after.
+    matrix: Vec<Vec<u64>>,
+}
+
+impl Movement {
+    /// Place every key with `before` and with `after`, and count.
+    pub fn measure<P: Placement>(keys: &HashedKeys, before: &P, after: &P) -> Result<Movement> {
+        let (a, b) = before.assign_pair(after, keys);
+        Ok(Movement::from_assignments(before.nodes(), &a, after.nodes(), &b))
+    }
+
+    /// Count from two assignments already made (`a[i]` indexes
+    /// `before_nodes`, `b[i]` indexes `after_nodes`).
+    pub fn from_assignments(before_nodes: &[String], a: &[NodeId], after_nodes: &[String], b: &[NodeId]) -> Movement {
+        let mut nodes: Vec<String> = before_nodes.to_vec();
+        let after_map: Vec<usize> = after_nodes
+            .iter()
+            .map(|n| match nodes.iter().position(|m| m == n) {
+                Some(i) => i,
+                None => {
+                    nodes.push(n.clone());
+                    nodes.len() - 1
+                }
+            })
+            .collect();
+        let u = nodes.len();
+        let in_before: Vec<bool> = (0..u).map(|i| i < before_nodes.len()).collect();
+        let mut in_after = vec![false; u];
+        for &j in &after_map {
+            in_after[j] = true;
+        }
+        let flat = a
+            .par_chunks(CHUNK)
+            .zip(b.par_chunks(CHUNK))
+            .fold(
+                || vec![0u64; u * u],
+                |mut m, (ca, cb)| {
+                    for (&x, &y) in ca.iter().zip(cb) {
+                        m[x as usize * u + after_map[y as usize]] += 1;
+                    }
+                    m
+                },
+            )
+            .reduce(
+                || vec![0u64; u * u],
+                |mut m, o| {
+                    m.iter_mut().zip(o).for_each(|(x, y)| *x += y);
+                    m
+                },
+            );
+        let matrix: Vec<Vec<u64>> = flat.chunks(u).map(<[u64]>::to_vec).collect();
+        let (mut moved, mut to_added, mut between_kept, mut from_removed) = (0, 0, 0, 0);
+        for i in 0..u {
+            for j in 0..u {
+                let c = matrix[i][j];
+                if i == j || c == 0 {
+                    continue;
+                }
+                moved += c;
+                if !in_before[j] {
+                    to_added += c;
+                }
+                if !in_after[i] {
+                    from_removed += c;
+                }
+                if in_after[i] && in_before[j] {
+                    between_kept += c;
+                }
+            }
+        }
+        Movement { keys: a.len() as u64, moved, to_added, between_kept, from_removed, nodes, in_before, in_after, matrix }
+    }
+
+    /// How many keys were compared.
+    pub fn keys(&self) -> u64 {
+        self.keys
+    }
+
+    /// Keys whose node changed.
+    pub fn moved(&self) -> u64 {
+        self.moved
+    }
+
+    /// The share of keys whose node changed, in [0, 1].
+    pub fn share(&self) -> f64 {
+        self.moved as f64 / self.keys.max(1) as f64
+    }
+
+    /// Movers that landed on a node that did not exist before.
+    pub fn to_added(&self) -> u64 {
+        self.to_added
+    }
+
+    /// Movers that went from a node that stayed to another node that was
+    /// there before: churn that buys no capacity.
+    pub fn between_kept(&self) -> u64 {
+        self.between_kept
+    }
+
+    /// Movers that left a node that is gone.
+    pub fn from_removed(&self) -> u64 {
+        self.from_removed
+    }
+
+    /// Every node name seen, before's first, then added ones.
+    pub fn nodes(&self) -> &[String] {
+        &self.nodes
+    }
+
+    /// The nodes only `after` has.
+    pub fn added_nodes(&self) -> Vec<&str> {
+        (0..self.nodes.len()).filter(|&i| !self.in_before[i]).map(|i| self.nodes[i].as_str()).collect()
+    }
+
+    /// The nodes only `before` has.
+    pub fn removed_nodes(&self) -> Vec<&str> {
+        (0..self.nodes.len()).filter(|&i| !self.in_after[i]).map(|i| self.nodes[i].as_str()).collect()
+    }
+
+    /// `matrix()[i][j]`: keys on `nodes()[i]` before and `nodes()[j]` after.
+    pub fn matrix(&self) -> &[Vec<u64>] {
+        &self.matrix
+    }
+
+    /// Keys per node before (over `nodes()`; 0 for added nodes).
+    pub fn load_before(&self) -> Vec<u64> {
+        self.matrix.iter().map(|r| r.iter().sum()).collect()
+    }
+
+    /// Keys per node after (over `nodes()`; 0 for removed nodes).
+    pub fn load_after(&self) -> Vec<u64> {
+        (0..self.nodes.len()).map(|j| self.matrix.iter().map(|r| r[j]).sum()).collect()
+    }
+
+    /// A one-row-per-figure summary table.
+    pub fn table(&self) -> Table {
+        let mut t = Table::new("keys moved", ["", "keys", "share"]);
+        let share = |x: u64| pct(x as f64 / self.keys.max(1) as f64, 2);
+        t.row(["compared", &thousands(self.keys), ""]);
+        t.row(["moved", &thousands(self.moved), &share(self.moved)]);
+        if !self.added_nodes().is_empty() {
+            t.row(["  to an added node", &thousands(self.to_added), &share(self.to_added)]);
+        }
+        if !self.removed_nodes().is_empty() {
+            t.row(["  from a removed node", &thousands(self.from_removed), &share(self.from_removed)]);
+        }
+        t.row(["  between nodes that stayed", &thousands(self.between_kept), &share(self.between_kept)]);
+        t
+    }
+
+    /// The old→new matrix as a table (rows: before; columns: after).
+    pub fn matrix_table(&self) -> Table {
+        let mut headers = vec!["before \\ after".to_string()];
+        headers.extend(self.nodes.iter().cloned());
+        let mut t = Table::new("keys by node before (rows) and after (columns)", headers);
+        for (i, r) in self.matrix.iter().enumerate() {
+            let mut row = vec![self.nodes[i].clone()];
+            row.extend(r.iter().map(|&c| thousands(c)));
+            t.row(row);
+        }
+        t
+    }
+}
+
+shows_as_table!(Movement);

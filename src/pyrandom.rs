@@ -1,0 +1,138 @@
+//! A random generator that draws exactly what Python's `random` draws.
+//!
+//! Document `004` picks which shards move to the new node with
+//! `random.Random(42)` and `shuffle`. To reproduce its 89,813 exactly, this
+//! module implements the same Mersenne Twister (MT19937), seeded the way
+//! CPython seeds an integer (`init_by_array` over its 32-bit words), and
+//! the same `getrandbits`, `randbelow` and `shuffle`.
+//!
+//! ```
+//! use reshard::PyRandom;
+//! // Python: random.Random(42).getrandbits(32) == 2746317213
+//! assert_eq!(PyRandom::new(42).getrandbits(32), 2_746_317_213);
+//! // Python: x = list(range(10)); random.Random(42).shuffle(x)
+//! let mut x: Vec<u32> = (0..10).collect();
+//! PyRandom::new(42).shuffle(&mut x);
+//! assert_eq!(x, [7, 3, 2, 8, 5, 6, 9, 4, 0, 1]);
+//! ```
+
+const N: usize = 624;
+const M: usize = 397;
+
+/// MT19937 with CPython's seeding, `getrandbits`, `randbelow` and `shuffle`.
+#[derive(Clone)]
+pub struct PyRandom {
+    mt: [u32; N],
+    index: usize,
+}
+
+impl std::fmt::Debug for PyRandom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "PyRandom {{ index: {} }}", self.index)
+    }
+}
+
+impl PyRandom {
+    /// The generator of `random.Random(seed)` for a non-negative integer seed.
+    pub fn new(seed: u64) -> Self {
+        let key: Vec<u32> = if seed >> 32 == 0 {
+            vec![seed as u32]
+        } else {
+            vec![seed as u32, (seed >> 32) as u32]
+        };
+        PyRandom::from_key(&key)
+    }
+
+    fn init_genrand(s: u32) -> [u32; N] {
+        let mut mt = [0u32; N];
+        mt[0] = s;
+        for i in 1..N {
+            mt[i] = 1_812_433_253u32
+                .wrapping_mul(mt[i - 1] ^ (mt[i - 1] >> 30))
+                .wrapping_add(i as u32);
+        }
+        mt
+    }
+
+    /// `init_by_array(key)` of the reference MT19937.
+    fn from_key(key: &[u32]) -> Self {
+        let mut mt = PyRandom::init_genrand(19_650_218);
+        let (mut i, mut j) = (1usize, 0usize);
+        for _ in 0..N.max(key.len()) {
+            mt[i] = (mt[i] ^ (mt[i - 1] ^ (mt[i - 1] >> 30)).wrapping_mul(1_664_525))
+                .wrapping_add(key[j])
+                .wrapping_add(j as u32);
+            i += 1;
+            j += 1;
+            if i >= N {
+                mt[0] = mt[N - 1];
+                i = 1;
+            }
+            if j >= key.len() {
+                j = 0;
+            }
+        }
+        for _ in 0..N - 1 {
+            mt[i] = (mt[i] ^ (mt[i - 1] ^ (mt[i - 1] >> 30)).wrapping_mul(1_566_083_941))
+                .wrapping_sub(i as u32);
+            i += 1;
+            if i >= N {
+                mt[0] = mt[N - 1];
+                i = 1;
+            }
+        }
+        mt[0] = 0x8000_0000;
+        PyRandom { mt, index: N }
+    }
+
+    /// The next 32-bit output of the twister.
+    pub fn next_u32(&mut self) -> u32 {
+        if self.index >= N {
+            for k in 0..N {
+                let y = (self.mt[k] & 0x8000_0000) | (self.mt[(k + 1) % N] & 0x7fff_ffff);
+                let mut v = self.mt[(k + M) % N] ^ (y >> 1);
+                if y & 1 != 0 {
+                    v ^= 0x9908_b0df;
+                }
+                self.mt[k] = v;
+            }
+            self.index = 0;
+        }
+        let mut y = self.mt[self.index];
+        self.index += 1;
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9d2c_5680;
+        y ^= (y << 15) & 0xefc6_0000;
+        y ^ (y >> 18)
+    }
+
+    /// Python's `getrandbits(k)` for `1 ≤ k ≤ 32`.
+    pub fn getrandbits(&mut self, k: u32) -> u32 {
+        debug_assert!((1..=32).contains(&k));
+        self.next_u32() >> (32 - k)
+    }
+
+    /// Python's `_randbelow(n)`: uniform in `0..n` by rejection, `n ≥ 1`,
+    /// `n < 2^32`.
+    pub fn randbelow(&mut self, n: u32) -> u32 {
+        if n <= 1 {
+            return 0;
+        }
+        let k = 32 - n.leading_zeros();
+        loop {
+            let r = self.getrandbits(k);
+            if r < n {
+                return r;
+            }
+        }
+    }
+
+    /// Python's `shuffle(x)`: for `i` from `len − 1` down to 1, swap `x[i]`
+    /// with `x[randbelow(i + 1)]`.
+    pub fn shuffle<T>(&mut self, x: &mut [T]) {
+        for i in (1..x.len()).rev() {
+            let j = self.randbelow(i as u32 + 1) as usize;
+            x.swap(i, j);
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! Rendezvous (highest-random-weight) hashing.
+//!
+//! Every node gets a score for every key, md5 of `"{key}:{node}"`, and the
+//! node with the highest score owns the key (the lowest node id wins a
+//! tie). Adding a node adds one score per key and changes none of the
+//! others, so a key either moves to the new node or stays: no key ever
+//! moves between two old nodes.
+//!
+//! The weighted variant scores `−w / ln(u)`, with `u` the score scaled into
+//! (0, 1): a node of weight `w` then wins a `w / Σw` share of the keys and
+//! the minimal-movement property is kept.
+//!
+//! ```
+//! use reshard::{HashWidth, KeySet, Movement, Rendezvous};
+//! let keys = KeySet::plain(20_000).hashed(HashWidth::Bits128).unwrap();
+//! let ten = Rendezvous::new(10).unwrap();
+//! let eleven = Rendezvous::new(11).unwrap();
+//! let m = Movement::measure(&keys, &ten, &eleven).unwrap();
+//! assert_eq!(m.between_kept(), 0);          // nobody hops between old nodes
+//! assert_eq!(m.to_added(), m.moved());      // every mover lands on node 10
+//! ```
+
+use crate::keys::HashedKeys;
+use crate::placement::{check_names, numbered, Key, NodeId, Placement, CHUNK};
+use crate::{md5_u128, Error, HashWidth, Result};
+use rayon::prelude::*;
+
+/// Rendezvous hashing over named nodes, optionally weighted.
+#[derive(Debug, Clone)]
+pub struct Rendezvous {
+    nodes: Vec<String>,
+    /// `":{name}"` for each node, appended to the key before hashing.
+    suffixes: Vec<Vec<u8>>,
+    weights: Option<Vec<f64>>,
+}
+
+impl Rendezvous {
+    /// `n` nodes named `"0"` … `"{n-1}"`, as in document `002`.
+    pub fn new(n: usize) -> Result<Self> {
+        Rendezvous::with_nodes(numbered(n))
+    }
+
+    /// Nodes with these names, all of weight 1.
+    pub fn with_nodes<I, S>(names: I) -> Result<Self>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let nodes = check_names(names)?;
+        let suffixes = nodes.iter().map(|n| format!(":{n}").into_bytes()).collect();
+        Ok(Rendezvous { nodes, suffixes, weights: None })
+    }
+
+    /// Nodes with these names and weights (one finite weight > 0 each).
+    ///
+    /// ```
+    /// use reshard::{Error, Rendezvous};
+    /// assert!(Rendezvous::weighted(["a", "b"], [1.0, 3.0]).is_ok());
+    /// assert!(matches!(Rendezvous::weighted(["a", "b"], [1.0, 0.0]), Err(Error::BadWeight { .. })));
+    /// ```
+    pub fn weighted<I, S, W>(names: I, weights: W) -> Result<Self>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+        W: IntoIterator<Item = f64>,
+    {
+        let mut r = Rendezvous::with_nodes(names)?;
+        let weights: Vec<f64> = weights.into_iter().collect();
+        if weights.len() != r.nodes.len() {
+            return Err(Error::WeightCount { nodes: r.nodes.len(), weights: weights.len() });
+        }
+        for (n, &w) in r.nodes.iter().zip(&weights) {
+            if !(w.is_finite() && w > 0.0) {
+                return Err(Error::BadWeight { node: n.clone(), weight: format!("{w}") });
+            }
+        }
+        r.weights = Some(weights);
+        Ok(r)
+    }
+
+    /// The weights, if this is the weighted variant.
+    pub fn weights(&self) -> Option<&[f64]> {
+        self.weights.as_deref()
+    }
+
+    /// The raw score of node `i` for a key: md5 of `"{key}:{name}"`.
+    pub fn score(&self, key: &str, node: usize, width: HashWidth) -> u128 {
+        let mut buf = key.as_bytes().to_vec();
+        buf.extend_from_slice(&self.suffixes[node]);
+        width.hash(&buf)
+    }
+
+    /// The name of the node that owns `key`.
+    ///
+    /// ```
+    /// use reshard::{HashWidth, Rendezvous};
+    /// let r = Rendezvous::new(3).unwrap();
+    /// let best = (0..3).max_by_key(|&i| (r.score("key7", i, HashWidth::Bits128), std::cmp::Reverse(i))).unwrap();
+    /// assert_eq!(r.lookup("key7", HashWidth::Bits128), best.to_string());
+    /// ```
+    pub fn lookup(&self, key: &str, width: HashWidth) -> &str {
+        let id = self.locate(Key { bytes: key.as_bytes(), hash: 0, width });
+        &self.nodes[id as usize]
+    }
+
+    /// The argmax over `raw` scores (one per node, in node order), applying
+    /// the weights if any. Strictly greater wins, so the lowest id wins ties.
+    #[inline]
+    fn best(&self, raw: impl Iterator<Item = u128>, width: HashWidth) -> NodeId {
+        match &self.weights {
+            None => {
+                let mut best = (0, 0u128);
+                for (i, s) in raw.enumerate() {
+                    if i == 0 || s > best.1 {
+                        best = (i, s);
+                    }
+                }
+                best.0 as NodeId
+            }
+            Some(w) => {
+                let mut best = (0, f64::NEG_INFINITY);
+                for (i, s) in raw.enumerate() {
+                    let score = -w[i] / unit(s, width).ln();
+                    if i == 0 || score > best.1 {
+                        best = (i, score);
+                    }
+                }
+                best.0 as NodeId
+            }
+        }
+    }
+}
+
+/// A hash scaled into the open interval (0, 1).
+#[inline]
+fn unit(h: u128, width: HashWidth) -> f64 {
+    match width {
+        HashWidth::Bits32 => (h as f64 + 0.5) / 4_294_967_296.0,
+        HashWidth::Bits128 => ((h >> 75) as f64 + 0.5) / 9_007_199_254_740_992.0,
+    }
+}
+
+/// Hash `"{key}:{node}"` for one key and one node suffix.
+#[inline]
+fn raw_score(buf: &mut Vec<u8>, key_len: usize, suffix: &[u8], width: HashWidth) -> u128 {
+    buf.truncate(key_len);
+    buf.extend_from_slice(suffix);
+    width.reduce(md5_u128(buf))
+}
+
+impl Placement for Rendezvous {
+    fn nodes(&self) -> &[String] {
+        &self.nodes
+    }
+
+    fn hash_only(&self) -> bool {
+        false
+    }
+
+    fn locate(&self, key: Key<'_>) -> NodeId {
+        let mut buf = Vec::with_capacity(key.bytes.len() + 24);
+        buf.extend_from_slice(key.bytes);
+        let n = key.bytes.len();
+        let raw: Vec<u128> =
+            self.suffixes.iter().map(|s| raw_score(&mut buf, n, s, key.width)).collect();
+        self.best(raw.into_iter(), key.width)
+    }
+
+    fn assign(&self, keys: &HashedKeys) -> Vec<NodeId> {
+        self.assign_both(None, keys).0
+    }
+
+    /// Hashes each `(key, node)` pair once even when both placements score
+    /// the same node: scores are computed over the union of the node names.
+    fn assign_pair(&self, after: &Self, keys: &HashedKeys) -> (Vec<NodeId>, Vec<NodeId>) {
+        self.assign_both(Some(after), keys)
+    }
+}
+
+impl Rendezvous {
+    /// Owners under `self` and, if given, under `after`, scoring each
+    /// distinct node name once per key. Without `after` the second vector
+    /// is empty.
+    fn assign_both(&self, after: Option<&Self>, keys: &HashedKeys) -> (Vec<NodeId>, Vec<NodeId>) {
+        let mut union: Vec<&[u8]> = self.suffixes.iter().map(Vec::as_slice).collect();
+        let mut after_idx = Vec::new();
+        if let Some(after) = after {
+            for s in &after.suffixes {
+                match union.iter().position(|u| *u == s.as_slice()) {
+                    Some(i) => after_idx.push(i),
+                    None => {
+                        union.push(s);
+                        after_idx.push(union.len() - 1);
+                    }
+                }
+            }
+        }
+        let width = keys.width();
+        let mut before = vec![0; keys.len()];
+        let mut later = vec![0; if after.is_some() { keys.len() } else { 0 }];
+        let job = |c: usize, out_b: &mut [NodeId], mut out_a: Option<&mut [NodeId]>| {
+            let mut w = keys.keys().writer();
+            let mut raw = vec![0u128; union.len()];
+            let mut buf = Vec::with_capacity(64);
+            let base = c * CHUNK;
+            for j in 0..out_b.len() {
+                buf.clear();
+                buf.extend_from_slice(w.key(base + j));
+                let klen = buf.len();
+                for (r, s) in raw.iter_mut().zip(&union) {
+                    *r = raw_score(&mut buf, klen, s, width);
+                }
+                out_b[j] = self.best(raw[..self.nodes.len()].iter().copied(), width);
+                if let (Some(a), Some(after)) = (out_a.as_deref_mut(), after) {
+                    a[j] = after.best(after_idx.iter().map(|&i| raw[i]), width);
+                }
+            }
+        };
+        if after.is_some() {
+            before
+                .par_chunks_mut(CHUNK)
+                .zip(later.par_chunks_mut(CHUNK))
+                .enumerate()
+                .for_each(|(c, (b, a))| job(c, b, Some(a)));
+        } else {
+            before.par_chunks_mut(CHUNK).enumerate().for_each(|(c, b)| job(c, b, None));
+        }
+        (before, later)
+    }
+}

@@ -1,0 +1,135 @@
+//! Every figure the three source documents print, computed here and set
+//! beside the document's value.
+//!
+//! Used by `reshard reproduce`, by the tests and by the benchmark; the
+//! notebooks compute the same figures step by step.
+//!
+//! ```
+//! let checks = reshard::reproduce::doc_002().unwrap();
+//! assert!(checks.all_match(), "{checks}");
+//! ```
+
+use crate::{
+    letters, named, ArrangementSweep, Check, Checks, FixedShards, HashWidth, KeySet, LoadReport, Modulo,
+    Movement, Rendezvous, Result, Ring,
+};
+
+/// The documents, by the number of their file.
+pub const DOCUMENTS: [&str; 3] = ["000", "002", "004"];
+
+/// The title of a document as it gives it.
+pub fn title(doc: &str) -> &'static str {
+    match doc {
+        "000" => "I Added a Fourth Shard in Python and 75% of the Keys Moved",
+        "002" => "(untitled) DDIA 2nd ed. ch. 7, \"Consistent hashing\": rendezvous hashing, 10 → 11 nodes",
+        "004" => "DDIA Ch. 7: `hash % N` moves 91% of keys to add one node; fixed shards move 9%",
+        _ => "unknown document",
+    }
+}
+
+/// The figures of one document by its number (`"000"`, `"002"`, `"004"`).
+pub fn document(doc: &str) -> Result<Checks> {
+    match doc {
+        "000" => doc_000(),
+        "002" => doc_002(),
+        "004" => doc_004(),
+        other => Err(crate::Error::Invalid(format!(
+            "there is no document {other:?}: use 000, 002 or 004"
+        ))),
+    }
+}
+
+fn pct1(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+fn list(v: &[u64]) -> String {
+    format!("{v:?}")
+}
+
+/// "I Added a Fourth Shard in Python and 75% of the Keys Moved":
+/// 100,000 `user:{i}`, md5 mod 2^32.
+pub fn doc_000() -> Result<Checks> {
+    let keys = KeySet::users(100_000).hashed(HashWidth::Bits32)?;
+    let mut c = Checks::new(format!("000 — {}", title("000")));
+    for (a, b, doc) in [(3, 4, "75.0%"), (10, 11, "91.0%"), (10, 20, "50.0%"), (10, 9, "89.9%")] {
+        let m = Movement::measure(&keys, &Modulo::new(a)?, &Modulo::new(b)?)?;
+        c.push(Check::percent(format!("hash % N, {a} → {b}"), doc, m.share()));
+    }
+    let (abc, abcd) = (letters("ABC"), letters("ABCD"));
+    for (v, doc) in [(1, "28.0%"), (150, "25.3%")] {
+        let m = Movement::measure(&keys, &Ring::new(abc.clone(), v)?, &Ring::new(abcd.clone(), v)?)?;
+        c.push(Check::percent(format!("ring A,B,C → A,B,C,D, {v} point(s)"), doc, m.share()));
+    }
+    for (v, doc) in [(1, [31186, 10531, 30259, 28024]), (150, [25136, 24419, 25098, 25347])] {
+        let l = LoadReport::measure(&keys, &Ring::new(abcd.clone(), v)?);
+        c.push(Check::new(format!("keys on A,B,C,D, {v} point(s)"), list(&doc), list(l.counts())));
+    }
+    let m = Movement::measure(&keys, &Ring::new(abc.clone(), 150)?, &Ring::new(letters("AB"), 150)?)?;
+    c.push(Check::count("remove C (150 points): keys moved", 33_830, m.moved()));
+    c.push(Check::count("remove C (150 points): movers that lived on C", 33_830, m.from_removed()));
+    for (v, lo, hi, small, large) in [(1, "0.8%", "71.4%", 213, 71_383), (150, "21.5%", "28.2%", 21_055, 29_917)] {
+        let s = ArrangementSweep::run(&keys, &abc, &abcd, v, 30)?;
+        c.push(Check::percent(format!("30 arrangements, 3 → 4, {v} point(s): least moved"), lo, s.min_share()));
+        c.push(Check::percent(format!("30 arrangements, 3 → 4, {v} point(s): most moved"), hi, s.max_share()));
+        c.push(Check::count(format!("30 arrangements, 3 → 4, {v} point(s): smallest node"), small, s.smallest_node()));
+        c.push(Check::count(format!("30 arrangements, 3 → 4, {v} point(s): largest node"), large, s.largest_node()));
+    }
+    let (s10, s11) = (named("S", 10), named("S", 11));
+    for (v, lo, hi, mean) in [
+        (150, "8.0%", "11.5%", Some("9.1%")),
+        (100, "6.8%", "11.0%", None),
+        (200, "8.0%", "11.4%", None),
+        (1, "0.0%", "22.9%", None),
+    ] {
+        let s = ArrangementSweep::run(&keys, &s10, &s11, v, 30)?;
+        c.push(Check::percent(format!("S0..S9 → S0..S10, {v} point(s): least moved"), lo, s.min_share()));
+        c.push(Check::percent(format!("S0..S9 → S0..S10, {v} point(s): most moved"), hi, s.max_share()));
+        if let Some(mean) = mean {
+            c.push(Check::percent(format!("S0..S9 → S0..S10, {v} point(s): mean moved"), mean, s.mean_share()));
+        }
+    }
+    c.push(Check::new("ideal share for 10 → 11", "9.09%", format!("{:.2}%", 100.0 / 11.0)));
+    let _ = pct1;
+    Ok(c)
+}
+
+/// Document `002`: 200,000 `key{i}`, md5 128-bit, 10 → 11 nodes.
+pub fn doc_002() -> Result<Checks> {
+    let keys = KeySet::plain(200_000).hashed(HashWidth::Bits128)?;
+    let mut c = Checks::new(format!("002 — {}", title("002")));
+    let m = Movement::measure(&keys, &Modulo::new(10)?, &Modulo::new(11)?)?;
+    c.push(Check::count("hash % N: keys moved", 181_745, m.moved()));
+    c.push(Check::percent("hash % N: share moved", "90.87%", m.share()));
+    c.push(Check::count("hash % N: movers between old nodes", 163_493, m.between_kept()));
+    c.push(Check::count("hash % N: movers to node 10", 18_252, m.to_added()));
+    let r = Movement::measure(&keys, &Rendezvous::new(10)?, &Rendezvous::new(11)?)?;
+    c.push(Check::count("rendezvous: keys moved", 17_986, r.moved()));
+    c.push(Check::percent("rendezvous: share moved", "8.99%", r.share()));
+    c.push(Check::count("rendezvous: movers between old nodes", 0, r.between_kept()));
+    c.push(Check::count("rendezvous: movers to node 10", 17_986, r.to_added()));
+    Ok(c)
+}
+
+/// Document `004`: 1,000,000 `key{i}`, md5 128-bit, 10 → 11 nodes, 1000
+/// fixed shards rebalanced with seed 42.
+pub fn doc_004() -> Result<Checks> {
+    let keys = KeySet::plain(1_000_000).hashed(HashWidth::Bits128)?;
+    let mut c = Checks::new(format!("004 — {}", title("004")));
+    let m = Movement::measure(&keys, &Modulo::new(10)?, &Modulo::new(11)?)?;
+    c.push(Check::count("hash % N: keys moved", 909_138, m.moved()));
+    c.push(Check::percent("hash % N: share moved", "90.91%", m.share()));
+    c.push(Check::count("hash % N: movers landing on an old node", 817_949, m.between_kept()));
+    let ten = FixedShards::new(1000, 10)?;
+    let eleven = ten.grow_to(11, 42)?;
+    let f = Movement::measure(&keys, &ten, &eleven)?;
+    c.push(Check::count("fixed shards: shards moved", 90, ten.moved_shards(&eleven).len() as u64));
+    c.push(Check::count("fixed shards: keys moved", 89_813, f.moved()));
+    c.push(Check::percent("fixed shards: share moved", "8.98%", f.share()));
+    let counts = eleven.shard_counts();
+    let old_all_91 = counts[..10].iter().all(|&n| n == 91);
+    c.push(Check::new("fixed shards: shards per old node", "91 each", if old_all_91 { "91 each".to_string() } else { format!("{:?}", &counts[..10]) }));
+    c.push(Check::count("fixed shards: shards on the new node", 90, counts[10] as u64));
+    c.push(Check::ratio("hash % N ships this many times more", "10.1×", m.moved() as f64 / f.moved() as f64));
+    Ok(c)
+}
