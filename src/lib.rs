@@ -39,6 +39,7 @@ pub mod ring;
 pub mod shards;
 pub mod sweep;
 pub mod table;
+pub mod unstable;
 
 pub use check::{Check, Checks};
 pub use error::{Error, Result};
@@ -53,3 +54,4 @@ pub use rendezvous::Rendezvous;
 pub use ring::{Ring, RingPoint};
 pub use shards::FixedShards;
 pub use sweep::{ArrangementSweep, ModuloSweep, VnodeSweep};
+pub use unstable::UnstableShards;
