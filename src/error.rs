@@ -65,13 +65,13 @@ pub enum Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::NoNodes => write!(f, "no nodes: give at least 1 node (e.g. nodes = 10)"),
+            Error::NoNodes => write!(f, "no nodes: give at least 1 node"),
             Error::ZeroVnodes => write!(
                 f,
-                "vnodes is 0: every node needs at least 1 point on the ring (try vnodes = 1 or 150)"
+                "vnodes is 0: every node needs at least 1 point on the ring (use 1 or more; 150 evens the load)"
             ),
             Error::ZeroShards => {
-                write!(f, "shards is 0: fixed sharding needs at least 1 shard (try shards = 1000)")
+                write!(f, "shards is 0: fixed sharding needs at least 1 shard (use 1 or more; document 004 uses 1000)")
             }
             Error::DuplicateNode(n) => write!(
                 f,

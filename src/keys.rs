@@ -155,7 +155,7 @@ impl fmt::Display for KeySet {
         match self.count {
             0 => write!(f, "no keys"),
             1 => write!(f, "1 key ({}0)", self.prefix),
-            n => write!(f, "{} keys ({}0 … {}{})", n, self.prefix, self.prefix, n - 1),
+            n => write!(f, "{} keys ({}0 … {}{})", crate::table::thousands(n as u64), self.prefix, self.prefix, n - 1),
         }
     }
 }

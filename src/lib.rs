@@ -26,12 +26,14 @@
 
 pub mod check;
 pub mod error;
+pub mod figures;
 pub mod hash;
 pub mod keys;
 pub mod load;
 pub mod modulo;
 pub mod movement;
 pub mod placement;
+pub mod plot;
 pub mod pyrandom;
 pub mod rendezvous;
 pub mod reproduce;

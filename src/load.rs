@@ -92,10 +92,10 @@ impl LoadReport {
             t.row([n.as_str(), &thousands(c), &format!("{:.1}%", 100.0 * c as f64 / total)]);
         }
         t.note(format!(
-            "min {} · max {} · mean {:.1} · max/mean {:.3} · std dev {:.1} ({:.1}% of mean)",
+            "min {} · max {} · mean {} · max/mean {:.3} · std dev {:.1} ({:.1}% of mean)",
             thousands(self.min()),
             thousands(self.max()),
-            self.mean(),
+            fmt_mean(self.mean()),
             self.max_over_mean(),
             self.std_dev(),
             100.0 * self.relative_std_dev()
@@ -105,3 +105,9 @@ impl LoadReport {
 }
 
 shows_as_table!(LoadReport);
+
+/// A mean with thousands separators and one decimal: `25000.0` → `"25,000.0"`.
+fn fmt_mean(m: f64) -> String {
+    let whole = m.trunc() as u64;
+    format!("{}.{}", thousands(whole), ((m - m.trunc()) * 10.0).round().min(9.0) as u64)
+}

@@ -21,7 +21,10 @@
 use crate::keys::HashedKeys;
 use crate::placement::{NodeId, Placement, CHUNK};
 use crate::table::{pct, shows_as_table, thousands, Table};
-use crate::Result;
+use crate::{Error, Result};
+
+/// The most distinct node names one [`Movement`] compares.
+pub const MAX_NODES: usize = 4096;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -44,7 +47,19 @@ pub struct Movement {
 
 impl Movement {
     /// Place every key with `before` and with `after`, and count.
+    ///
+    /// The old→new matrix is dense, so at most [`MAX_NODES`] distinct node
+    /// names may take part.
     pub fn measure<P: Placement>(keys: &HashedKeys, before: &P, after: &P) -> Result<Movement> {
+        let mut names: Vec<&String> = before.nodes().iter().chain(after.nodes()).collect();
+        names.sort_unstable();
+        names.dedup();
+        if names.len() > MAX_NODES {
+            return Err(Error::Invalid(format!(
+                "{} distinct nodes take part, more than the {MAX_NODES} a movement matrix holds: use fewer nodes",
+                names.len()
+            )));
+        }
         let (a, b) = before.assign_pair(after, keys);
         Ok(Movement::from_assignments(before.nodes(), &a, after.nodes(), &b))
     }

@@ -39,10 +39,6 @@ pub fn document(doc: &str) -> Result<Checks> {
     }
 }
 
-fn pct1(x: f64) -> String {
-    format!("{:.1}%", 100.0 * x)
-}
-
 fn list(v: &[u64]) -> String {
     format!("{v:?}")
 }
@@ -90,7 +86,6 @@ pub fn doc_000() -> Result<Checks> {
         }
     }
     c.push(Check::new("ideal share for 10 → 11", "9.09%", format!("{:.2}%", 100.0 / 11.0)));
-    let _ = pct1;
     Ok(c)
 }
 

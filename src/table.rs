@@ -134,18 +134,7 @@ fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
-/// `89813` → `"89,813"`.
-pub fn thousands(n: u64) -> String {
-    let d = n.to_string();
-    let mut out = String::with_capacity(d.len() + d.len() / 3);
-    for (i, c) in d.chars().enumerate() {
-        if i > 0 && (d.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::plot::thousands;
 
 /// A share as a percentage with `decimals` digits: `pct(0.9087, 2)` is
 /// `"90.87%"`.

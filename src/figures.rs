@@ -1,0 +1,152 @@
+//! Pictures of the results: each result type draws itself with [`plot`](crate::plot).
+//!
+//! Every method returns a chart builder from [`plot`](crate::plot); end a
+//! notebook cell with it to see the picture, or call `.build()` for the
+//! SVG. The titles say what to look for; change them with `.subtitle(..)`.
+//!
+//! ```
+//! use reshard::{HashWidth, KeySet, Modulo, Movement};
+//! let keys = KeySet::plain(11_000).hashed(HashWidth::Bits128).unwrap();
+//! let m = Movement::measure(&keys, &Modulo::new(10).unwrap(), &Modulo::new(11).unwrap()).unwrap();
+//! let fig = m.heatmap("hash % N scatters keys between old nodes").build();
+//! assert!(fig.to_img_tag().starts_with("<img src=\"data:image/svg+xml;base64,"));
+//! ```
+
+use crate::plot::{self, BarChart, Heatmap, LineChart, RingDiagram, Series, ShardMap, Style};
+use crate::{ArrangementSweep, FixedShards, HashWidth, HashedKeys, LoadReport, ModuloSweep, Movement, Placement, Ring, VnodeSweep};
+
+impl Movement {
+    /// The old→new matrix as a heatmap: rows are the node before, columns
+    /// the node after; the diagonal (keys that stayed) is outlined.
+    pub fn heatmap(&self, title: &str) -> Heatmap {
+        plot::heatmap(title, self.nodes(), self.nodes(), self.matrix(), "node after", "node before")
+            .mark_diagonal(true)
+            .unit("keys")
+    }
+}
+
+/// Keys per node for several placements of the same nodes, as grouped bars
+/// with the fair share drawn across.
+///
+/// ```
+/// use reshard::{figures::load_chart, letters, HashWidth, KeySet, LoadReport, Ring};
+/// let keys = KeySet::users(1000).hashed(HashWidth::Bits32).unwrap();
+/// let one = LoadReport::measure(&keys, &Ring::new(letters("ABCD"), 1).unwrap());
+/// let many = LoadReport::measure(&keys, &Ring::new(letters("ABCD"), 150).unwrap());
+/// let fig = load_chart("keys per node", &[("1 point", &one), ("150 points", &many)]).build();
+/// assert!(fig.svg().contains("fair share"));
+/// ```
+pub fn load_chart(title: &str, reports: &[(&str, &LoadReport)]) -> BarChart {
+    let nodes: Vec<String> = reports.first().map(|(_, r)| r.nodes().to_vec()).unwrap_or_default();
+    let series: Vec<(String, Vec<f64>)> =
+        reports.iter().map(|(name, r)| (name.to_string(), r.counts().iter().map(|&c| c as f64).collect())).collect();
+    let mean = reports.first().map_or(0.0, |(_, r)| r.mean());
+    plot::bar_chart(title, "keys", &nodes, &series)
+        .x_label("node")
+        .reference(mean, &format!("fair share ({})", plot::thousands(mean.round() as u64)))
+}
+
+impl LoadReport {
+    /// Keys per node as bars, with the fair share drawn across.
+    pub fn chart(&self, title: &str) -> BarChart {
+        load_chart(title, &[("keys", self)])
+    }
+}
+
+impl Ring {
+    /// The ring as a circle: each node's points and the arcs it owns. With
+    /// `keys`, up to `sample` of them are drawn inside the ring.
+    pub fn diagram(&self, title: &str, width: HashWidth, keys: Option<(&HashedKeys, usize)>) -> RingDiagram {
+        let points: Vec<(f64, usize)> =
+            self.points(width).iter().map(|p| (width.position(p.hash), p.node as usize)).collect();
+        let key_pos: Option<Vec<f64>> = keys.map(|(k, sample)| {
+            let w = k.width();
+            k.hashes().iter().take(sample).map(|&h| w.position(h)).collect()
+        });
+        plot::ring_diagram(title, &points, self.nodes(), key_pos.as_deref()).label_points(self.vnodes() == 1)
+    }
+}
+
+impl FixedShards {
+    /// The shard→node table before (`self`) and `after`, moved shards
+    /// outlined. Nodes are matched by name.
+    pub fn map_chart(&self, after: &FixedShards, title: &str) -> ShardMap {
+        let mut names: Vec<String> = self.nodes().to_vec();
+        for n in after.nodes() {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+        let index = |p: &FixedShards| -> Vec<usize> {
+            p.table()
+                .iter()
+                .map(|&t| names.iter().position(|n| *n == p.nodes()[t as usize]).unwrap_or(0))
+                .collect()
+        };
+        let (b, a) = (index(self), index(after));
+        plot::shard_map(title, &b, &a, &names)
+    }
+}
+
+impl ModuloSweep {
+    /// Measured share moved against the new node count, with the min/lcm
+    /// rule and the floor (the least any scheme must move).
+    pub fn chart(&self, title: &str) -> LineChart {
+        let rows = self.rows();
+        let measured = Series::new("hash % N, measured", rows.iter().map(|r| (r.new as f64, r.measured)))
+            .style(Style::Points)
+            .ink(0);
+        let rule = Series::new("1 − min/lcm rule", rows.iter().map(|r| (r.new as f64, r.rule))).style(Style::Line).ink(1);
+        let floor = Series::new("floor |Δ|/max", rows.iter().map(|r| (r.new as f64, r.floor))).style(Style::Line).ink(2);
+        plot::line_chart(title, "nodes after", "share of keys moved", &[measured, rule, floor])
+            .y_percent(true)
+            .include_zero(true)
+    }
+}
+
+impl ArrangementSweep {
+    /// Share moved in each arrangement, with the ideal share drawn across.
+    pub fn chart(&self, title: &str) -> LineChart {
+        let pts = self.rows().iter().enumerate().map(|(i, r)| (i as f64, r.moved_share));
+        let s = Series::new(format!("{} point(s) per node", self.vnodes()), pts).style(Style::Points).ink(0);
+        plot::line_chart(title, "arrangement (salt)", "share of keys moved", &[s])
+            .y_percent(true)
+            .include_zero(true)
+            .reference(self.ideal_share(), &format!("ideal {:.2}%", 100.0 * self.ideal_share()))
+    }
+}
+
+impl VnodeSweep {
+    /// Least–most share moved (band) and the mean, against points per node
+    /// on a log axis, with the ideal share drawn across.
+    pub fn chart(&self, title: &str) -> LineChart {
+        let s = self.sweeps();
+        let mean = Series::new("mean over arrangements", s.iter().map(|w| (w.vnodes() as f64, w.mean_share())))
+            .band(s.iter().map(|w| (w.vnodes() as f64, w.min_share(), w.max_share())))
+            .ink(0);
+        let ideal = s.first().map_or(0.0, ArrangementSweep::ideal_share);
+        plot::line_chart(title, "points per node (log scale)", "share of keys moved", &[mean])
+            .log_x(true)
+            .y_percent(true)
+            .include_zero(true)
+            .reference(ideal, &format!("ideal {:.2}%", 100.0 * ideal))
+    }
+
+    /// The spread (std dev) of the share moved against points per node, on
+    /// log–log axes, beside a `c/√v` line through the first sweep: with
+    /// `v` points per node the spread shrinks like `1/√v`.
+    pub fn spread_chart(&self, title: &str) -> LineChart {
+        let s = self.sweeps();
+        let measured = Series::new("std dev of share moved", s.iter().map(|w| (w.vnodes() as f64, w.std_dev_share())))
+            .style(Style::LinePoints)
+            .ink(0);
+        let c = s.first().map_or(0.0, |w| w.std_dev_share() * (w.vnodes() as f64).sqrt());
+        let trend = Series::new("c / √v", s.iter().map(|w| (w.vnodes() as f64, c / (w.vnodes() as f64).sqrt())))
+            .style(Style::Line)
+            .ink(1);
+        plot::line_chart(title, "points per node (log scale)", "std dev of share moved", &[measured, trend])
+            .log_x(true)
+            .log_y(true)
+            .y_percent(true)
+    }
+}
