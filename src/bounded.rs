@@ -1,0 +1,150 @@
+//! Consistent hashing with bounded loads (Mirrokni, Thorup & Zadimoghaddam,
+//! 2018).
+//!
+//! A plain ring can give one node far more than its share. Bounded loads
+//! caps every node at `c = ⌈(1 + ε) · m / n⌉` keys for `m` keys, `n` nodes
+//! and a chosen `ε > 0`: keys are placed one after another, each starting at
+//! its ring position and walking clockwise, point by point, to the first
+//! node that still has room. No node exceeds `c`, so the busiest node holds
+//! at most about `1 + ε` times the fair share; a small `ε` evens the load
+//! and moves more keys when the cluster changes, a large one behaves like
+//! the plain ring (with `ε ≥ n − 1` no node can fill up at all).
+//!
+//! The owner of a key depends on all the keys placed before it, so this is
+//! not a per-key rule: [`Placement::assign`] places the whole key set, in
+//! key index order (key 0 first), and that order is part of the result.
+//! [`Placement::locate`] cannot know the other keys and answers with the
+//! plain ring's owner.
+//!
+//! ```
+//! use reshard::{letters, Bounded, HashWidth, KeySet, LoadReport, Ring};
+//! let keys = KeySet::users(100_000).hashed(HashWidth::Bits32)?;
+//! let plain = LoadReport::measure(&keys, &Ring::new(letters("ABCD"), 1)?);
+//! assert_eq!(plain.max(), 31_186); // document 000: one point per node
+//! let bounded = Bounded::new(letters("ABCD"), 1, 0.25)?;
+//! let load = LoadReport::measure(&keys, &bounded);
+//! assert_eq!(bounded.capacity(keys.len()), 31_250);
+//! assert!(load.max() <= 31_250);
+//! let tight = Bounded::new(letters("ABCD"), 1, 0.01)?;
+//! assert!(LoadReport::measure(&keys, &tight).max() <= 25_250);
+//! # Ok::<(), reshard::Error>(())
+//! ```
+
+use crate::keys::HashedKeys;
+use crate::placement::{Key, NodeId, Placement};
+use crate::{Error, Result, Ring};
+
+/// A consistent-hash ring whose nodes hold at most `⌈(1 + ε) · m / n⌉` keys.
+#[derive(Debug, Clone)]
+pub struct Bounded {
+    ring: Ring,
+    epsilon: f64,
+}
+
+impl Bounded {
+    /// A [`Ring`] over these nodes with `vnodes` points each, bounded by
+    /// `epsilon`.
+    ///
+    /// Fails on no nodes, a repeated name, `vnodes == 0`, or an `epsilon`
+    /// that is not a finite number above 0.
+    pub fn new<I, S>(nodes: I, vnodes: usize, epsilon: f64) -> Result<Self>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Bounded::from_ring(Ring::new(nodes, vnodes)?, epsilon)
+    }
+
+    /// Bound an existing ring. Fails on an `epsilon` that is not a finite
+    /// number above 0.
+    pub fn from_ring(ring: Ring, epsilon: f64) -> Result<Self> {
+        if !(epsilon.is_finite() && epsilon > 0.0) {
+            return Err(Error::Invalid(format!(
+                "epsilon {epsilon} is not a finite number above 0: use e.g. 0.25 (each node holds at most 1 + epsilon times the fair share)"
+            )));
+        }
+        Ok(Bounded { ring, epsilon })
+    }
+
+    /// The ε of the bound.
+    pub fn epsilon(&self) -> f64 {
+        self.epsilon
+    }
+
+    /// The underlying ring (whose owners [`Placement::locate`] returns).
+    pub fn ring(&self) -> &Ring {
+        &self.ring
+    }
+
+    /// The most keys one node may hold when `keys` keys are placed:
+    /// `⌈(1 + ε) · keys / n⌉`. It is computed in `f64`, and a product
+    /// within a relative 1e-12 of an integer counts as that integer, so
+    /// that ε = 0.01 (not exactly 0.01 in binary) still gives
+    /// `⌈1.01 · 100000 / 4⌉ = 25250`, not 25251.
+    pub fn capacity(&self, keys: usize) -> u64 {
+        let x = (1.0 + self.epsilon) * keys as f64 / self.ring.nodes().len() as f64;
+        let near = x.round();
+        let x = if (x - near).abs() <= 1e-12 * x { near } else { x };
+        // Never 0: every node may take at least one key.
+        (x.ceil() as u64).max(1)
+    }
+}
+
+/// The first point at or after `p` (clockwise) whose node has room, with
+/// path compression. Full nodes' points link to the next point; while keys
+/// remain some node has room, so every chain ends.
+#[inline]
+fn next_open(link: &mut [u32], p: usize) -> usize {
+    let mut root = p;
+    while link[root] as usize != root {
+        root = link[root] as usize;
+    }
+    let mut q = p;
+    while link[q] as usize != root {
+        let next = link[q] as usize;
+        link[q] = root as u32;
+        q = next;
+    }
+    root
+}
+
+impl Placement for Bounded {
+    fn nodes(&self) -> &[String] {
+        self.ring.nodes()
+    }
+
+    /// The plain ring's owner: one key alone cannot see the loads.
+    #[inline]
+    fn locate(&self, key: Key<'_>) -> NodeId {
+        self.ring.locate(key)
+    }
+
+    /// Place the keys in key index order, each on the first node at or
+    /// after its ring position that holds fewer than
+    /// [`capacity`](Bounded::capacity) keys.
+    fn assign(&self, keys: &HashedKeys) -> Vec<NodeId> {
+        let pts = self.ring.points(keys.width());
+        let cap = self.capacity(keys.len());
+        let n = self.ring.nodes().len();
+        let mut points_of: Vec<Vec<u32>> = vec![Vec::new(); n];
+        for (i, p) in pts.iter().enumerate() {
+            points_of[p.node as usize].push(i as u32);
+        }
+        let mut link: Vec<u32> = (0..pts.len() as u32).collect();
+        let mut load = vec![0u64; n];
+        let mut out = Vec::with_capacity(keys.len());
+        for &h in keys.hashes() {
+            let start = pts.partition_point(|p| p.hash < h);
+            let p = next_open(&mut link, if start == pts.len() { 0 } else { start });
+            let node = pts[p].node;
+            out.push(node);
+            load[node as usize] += 1;
+            if load[node as usize] == cap {
+                for &q in &points_of[node as usize] {
+                    link[q as usize] = ((q as usize + 1) % pts.len()) as u32;
+                }
+            }
+        }
+        out
+    }
+}
