@@ -113,9 +113,9 @@ impl PyRandom {
     }
 
     /// Python's `_randbelow(n)`: uniform in `0..n` by rejection, `n ≥ 1`,
-    /// `n < 2^32`.
+    /// `n < 2^32`. Like Python, `n = 1` still draws (bits until a 0).
     pub fn randbelow(&mut self, n: u32) -> u32 {
-        if n <= 1 {
+        if n == 0 {
             return 0;
         }
         let k = 32 - n.leading_zeros();

@@ -129,13 +129,32 @@ impl FixedShards {
         self.rebalance_to(names, seed)
     }
 
-    /// Remove one node; only its shards move, each to the currently
-    /// least-loaded remaining node.
+    /// Remove one node; only its shards move. They are taken in the order
+    /// of a shuffle with `PyRandom::new(seed)` of its ascending list, each
+    /// to the remaining node that then serves the fewest shards (lowest
+    /// index on ties). Every other shard stays where it is.
     pub fn remove_node(&self, name: &str, seed: u64) -> Result<FixedShards> {
-        if !self.nodes.iter().any(|n| n == name) {
-            return Err(Error::UnknownNode(name.to_string()));
+        let gone = self.index_of(name)?;
+        if self.nodes.len() == 1 {
+            return Err(Error::NoNodes);
         }
-        self.rebalance_to(self.nodes.iter().filter(|n| *n != name).cloned(), seed)
+        let nodes: Vec<String> = self.nodes.iter().filter(|n| *n != name).cloned().collect();
+        let renumber = |id: NodeId| if id > gone { id - 1 } else { id };
+        let mut table: Vec<NodeId> = self.table.iter().map(|&t| if t == gone { t } else { renumber(t) }).collect();
+        let mut counts = vec![0usize; nodes.len()];
+        for (s, &t) in self.table.iter().enumerate() {
+            if t != gone {
+                counts[table[s] as usize] += 1;
+            }
+        }
+        let mut list = self.shards_of(gone);
+        PyRandom::new(seed).shuffle(&mut list);
+        for s in list {
+            let to = (0..counts.len()).min_by_key(|&i| (counts[i], i)).unwrap_or(0);
+            counts[to] += 1;
+            table[s] = to as NodeId;
+        }
+        Ok(FixedShards { nodes, table })
     }
 
     /// Rebalance onto a new node list (nodes may join and leave) with the
