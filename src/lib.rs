@@ -67,3 +67,5 @@ pub use jump::{guava_consistent_hash, jump_hash, Jump};
 pub use ketama::{ketama_hash, Ketama};
 pub use maglev::Maglev;
 pub use slots::{crc16, key_slot, Slots};
+pub mod compare;
+pub use compare::{middle_removal, ring_spread, Comparison, LoadSpread, MiddleRemoval, Scheme};

@@ -11,17 +11,23 @@
 //! * `reshard rendezvous` — rendezvous hashing (document 002: 200,000 keys).
 //! * `reshard shards` — 1000 fixed shards, seed 42 (document 004).
 //! * `reshard hash KEY…` — the md5 integer of each key.
+//! * `reshard slot KEY…` — each key's Redis Cluster slot (hash tags honoured).
+//! * `reshard jump KEY BUCKETS` — jump consistent hash of a 64-bit key (and
+//!   Guava's `consistentHash` when it differs).
+//! * `reshard compare` — every scheme over one workload, side by side
+//!   (100,000 keys, 10 → 11 nodes).
 //!
 //! Errors in the parameters print `error: <message>` and exit with code 2,
 //! as clap does for malformed command lines.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use reshard::reproduce;
+use reshard::slots::hashed_part;
 use reshard::sweep::ModuloSweep;
 use reshard::table::{pct, thousands, Table};
 use reshard::{
-    md5_u128, named, numbered, ArrangementSweep, Check, FixedShards, HashWidth, HashedKeys, KeySet, LoadReport, Modulo,
-    Movement, Placement, Rendezvous, Ring,
+    guava_consistent_hash, jump_hash, key_slot, md5_u128, named, numbered, ArrangementSweep, Check, Comparison,
+    FixedShards, HashWidth, HashedKeys, KeySet, LoadReport, Modulo, Movement, Placement, Rendezvous, Ring,
 };
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -80,6 +86,12 @@ enum Command {
     Shards(ShardsArgs),
     /// Print the md5 integer of each key, as the documents compute it
     Hash(HashArgs),
+    /// Print each key's Redis Cluster hash slot (CRC16 of the key, or of its {hash tag}, mod 16384)
+    Slot(SlotArgs),
+    /// Jump consistent hash (Lamping & Veach 2014) of a 64-bit key into BUCKETS buckets
+    Jump(JumpArgs),
+    /// Every placement scheme over one workload, side by side: keys moved, churn, balance, lookup time, memory
+    Compare(CompareArgs),
 }
 
 #[derive(Args, Debug)]
@@ -328,6 +340,51 @@ struct HashArgs {
     json: bool,
 }
 
+#[derive(Args, Debug)]
+struct SlotArgs {
+    /// Keys, e.g. somekey user:{42}:name
+    #[arg(required = true, value_name = "KEY")]
+    keys: Vec<String>,
+    /// Print JSON instead of a table
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+struct JumpArgs {
+    /// The 64-bit key (an unsigned integer, 0 … 18446744073709551615)
+    #[arg(value_name = "KEY")]
+    key: u64,
+    /// How many buckets (at least 1)
+    #[arg(value_name = "BUCKETS")]
+    buckets: u32,
+    /// Print JSON instead of text
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args, Debug)]
+struct CompareArgs {
+    /// How many keys (default 100,000; at most 100,000,000)
+    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(0..=MAX_KEYS))]
+    keys: u64,
+    /// Key prefix: keys are {prefix}0, {prefix}1, …
+    #[arg(long, default_value = "key")]
+    prefix: String,
+    /// Bits of md5 kept
+    #[arg(long, value_enum, default_value = "128")]
+    width: Width,
+    /// Nodes before, numbered 0 … N-1 (at most 1000: the fixed shards have 1000 shards)
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=1000))]
+    from: u64,
+    /// Nodes after, numbered 0 … N-1 (at most 1000)
+    #[arg(long, default_value_t = 11, value_parser = clap::value_parser!(u64).range(0..=1000))]
+    to: u64,
+    /// Print JSON instead of a table
+    #[arg(long)]
+    json: bool,
+}
+
 /// What a command produced: its text and its exit code.
 struct Output {
     text: String,
@@ -375,6 +432,9 @@ fn main() -> ExitCode {
         Command::Rendezvous(a) => run_rendezvous(&a),
         Command::Shards(a) => run_shards(&a),
         Command::Hash(a) => run_hash(&a),
+        Command::Slot(a) => run_slot(&a),
+        Command::Jump(a) => run_jump(&a),
+        Command::Compare(a) => run_compare(&a),
     };
     match result {
         Ok(out) => {
@@ -906,4 +966,92 @@ fn run_hash(a: &HashArgs) -> Run {
         "the integer is Python's int(hashlib.md5(key.encode()).hexdigest(), 16); mod 2^32 keeps its last 8 hex digits",
     );
     Ok(Output::ok(t.to_string()))
+}
+
+// -------------------------------------------------------------------- slot
+
+#[derive(Serialize)]
+struct SlotJson {
+    key: String,
+    slot: u16,
+    /// The bytes CRC16 was computed over: the hash tag, or the whole key.
+    hashed: String,
+    hash_tag: bool,
+}
+
+fn run_slot(a: &SlotArgs) -> Run {
+    let rows: Vec<SlotJson> = a
+        .keys
+        .iter()
+        .map(|k| {
+            let part = hashed_part(k.as_bytes());
+            SlotJson {
+                key: k.clone(),
+                slot: key_slot(k.as_bytes()),
+                hashed: String::from_utf8_lossy(part).into_owned(),
+                hash_tag: part.len() != k.len(),
+            }
+        })
+        .collect();
+    if a.json {
+        return Ok(Output::ok(to_json(&rows)?));
+    }
+    let mut t = Table::new("", ["key", "slot", "hashed part"]);
+    for r in &rows {
+        let hashed = if r.hash_tag { format!("{} (hash tag)", r.hashed) } else { format!("{} (whole key)", r.hashed) };
+        t.row([r.key.clone(), r.slot.to_string(), hashed]);
+    }
+    t.note("slot = CRC16-XMODEM(hashed part) mod 16384, as CLUSTER KEYSLOT computes it");
+    Ok(Output::ok(t.to_string()))
+}
+
+// -------------------------------------------------------------------- jump
+
+#[derive(Serialize)]
+struct JumpJson {
+    key: u64,
+    buckets: u32,
+    /// The paper's algorithm.
+    bucket: u32,
+    /// Guava's Hashing.consistentHash, when defined (buckets ≤ 2^31 − 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    guava: Option<u32>,
+}
+
+fn run_jump(a: &JumpArgs) -> Run {
+    let bucket = jump_hash(a.key, a.buckets)?;
+    let guava = guava_consistent_hash(a.key, a.buckets).ok();
+    if a.json {
+        return Ok(Output::ok(to_json(&JumpJson { key: a.key, buckets: a.buckets, bucket, guava })?));
+    }
+    let mut text = bucket.to_string();
+    match guava {
+        Some(g) if g != bucket => {
+            let _ = write!(
+                text,
+                "\nGuava's Hashing.consistentHash({}, {}) gives {g}: it rounds the jump division differently",
+                a.key, a.buckets
+            );
+        }
+        Some(_) => {}
+        None => {
+            let _ = write!(text, "\n(Guava's consistentHash takes at most {} buckets)", i32::MAX);
+        }
+    }
+    Ok(Output::ok(text))
+}
+
+// ----------------------------------------------------------------- compare
+
+fn run_compare(a: &CompareArgs) -> Run {
+    let (from, to) = (a.from as usize, a.to as usize);
+    // Node counts first, with the flag named, before any hashing.
+    Modulo::new(from).map_err(from_flag("--from"))?;
+    Modulo::new(to).map_err(from_flag("--to"))?;
+    let keys = hashed(a.keys, &a.prefix, a.width)?;
+    let c = Comparison::run(&keys, from, to)?;
+    if a.json {
+        return Ok(Output::ok(to_json(&c)?));
+    }
+    Ok(Output::ok(c.table().to_string()))
 }

@@ -158,12 +158,23 @@ impl Placement for Rendezvous {
     }
 
     fn locate(&self, key: Key<'_>) -> NodeId {
-        let mut buf = Vec::with_capacity(key.bytes.len() + 24);
-        buf.extend_from_slice(key.bytes);
+        // spell "{key}:{node}" on the stack when it fits (no allocation)
+        let mut stack = [0u8; 128];
+        let mut heap = Vec::new();
         let n = key.bytes.len();
-        let raw: Vec<u128> =
-            self.suffixes.iter().map(|s| raw_score(&mut buf, n, s, key.width)).collect();
-        self.best(raw.into_iter(), key.width)
+        let longest = self.suffixes.iter().map(Vec::len).max().unwrap_or(0);
+        let buf: &mut [u8] = if n + longest <= stack.len() {
+            &mut stack[..]
+        } else {
+            heap.resize(n + longest, 0);
+            &mut heap[..]
+        };
+        buf[..n].copy_from_slice(key.bytes);
+        let raw = self.suffixes.iter().map(|s| {
+            buf[n..n + s.len()].copy_from_slice(s);
+            key.width.reduce(md5_u128(&buf[..n + s.len()]))
+        });
+        self.best(raw, key.width)
     }
 
     fn assign(&self, keys: &HashedKeys) -> Vec<NodeId> {

@@ -159,6 +159,9 @@ fn every_json_output_parses() {
         &["rendezvous", "--keys", "1000", "--weights", "1,1,1,1,1,1,1,1,1,1,2", "--json"],
         &["shards", "--keys", "1000", "--json"],
         &["hash", "a", "b", "--json"],
+        &["slot", "a{b}", "--json"],
+        &["jump", "1", "2", "--json"],
+        &["compare", "--keys", "1000", "--width", "32", "--json"],
     ] {
         let o = reshard(args);
         assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
@@ -206,4 +209,70 @@ fn bad_input_exits_2_with_a_hint() {
     refuses(&["modulo", "--keys", "1000000000"], "keys");
     refuses(&["reproduce", "--doc", "001"], "possible values");
     refuses(&["hash"], "required");
+    refuses(&["jump", "7", "0"], "at least 1 bucket");
+    refuses(&["jump", "x", "10"], "invalid value");
+    refuses(&["jump", "18446744073709551616", "10"], "invalid value");
+    refuses(&["jump", "7"], "required");
+    refuses(&["slot"], "required");
+    refuses(&["compare", "--from", "0"], "at least 1 node (in --from)");
+    refuses(&["compare", "--to", "0"], "at least 1 node (in --to)");
+    refuses(&["compare", "--from", "1001"], "1001");
+    refuses(&["compare", "--keys", "0"], "key count");
+}
+
+#[test]
+fn slot_prints_the_redis_cluster_slot() {
+    // The examples of the Redis CLUSTER KEYSLOT documentation.
+    let out = ok(&["slot", "somekey", "foo{hash_tag}"]);
+    let row = |key: &str| -> Vec<String> {
+        let line = out.lines().find(|l| l.trim_start().starts_with(key)).unwrap_or_else(|| panic!("{key}:\n{out}"));
+        line.split_whitespace().map(String::from).collect()
+    };
+    assert_eq!(row("somekey")[1], "11058", "{out}");
+    assert_eq!(row("foo{hash_tag}")[1], "2515", "{out}");
+    assert_eq!(row("foo{hash_tag}")[2], "hash_tag", "{out}");
+    let v = json(&reshard(&["slot", "--json", "bar{hash_tag}", "somekey"]));
+    assert_eq!(v[0]["slot"], 2515);
+    assert_eq!(v[0]["hashed"], "hash_tag");
+    assert_eq!(v[0]["hash_tag"], true);
+    assert_eq!(v[1]["slot"], 11058);
+    assert_eq!(v[1]["hash_tag"], false);
+}
+
+#[test]
+fn jump_matches_guava_golden_values() {
+    // Guava's HashingTest: Hashing.consistentHash(i, 100) for i = 0..19.
+    let golden = [0, 55, 62, 8, 45, 59, 86, 97, 82, 59, 73, 37, 17, 56, 86, 21, 90, 37, 38, 83];
+    for (i, want) in golden.iter().enumerate() {
+        let out = ok(&["jump", &i.to_string(), "100"]);
+        assert_eq!(out.trim(), want.to_string(), "jump {i} 100");
+    }
+    let v = json(&reshard(&["jump", "2201", "100001", "--json"]));
+    assert_eq!((v["bucket"].as_u64(), v["guava"].as_u64()), (Some(22_152), Some(22_152)));
+}
+
+#[test]
+fn jump_shows_guava_when_it_differs() {
+    // A key where Guava's rounding parts from the paper's (see src/jump.rs).
+    let out = ok(&["jump", "1673232497983283878", "64"]);
+    let mut lines = out.lines();
+    assert_eq!(lines.next(), Some("63"), "{out}");
+    assert!(lines.next().unwrap_or("").contains("gives 48"), "{out}");
+}
+
+#[test]
+fn compare_lists_every_scheme() {
+    let out = ok(&["compare", "--keys", "20000"]);
+    for scheme in reshard::Scheme::ALL {
+        assert!(out.contains(scheme.label()), "{scheme} missing from:\n{out}");
+    }
+    assert!(out.contains("machine-dependent"), "{out}");
+    assert!(out.contains("10 → 11 nodes"), "{out}");
+    let v = json(&reshard(&["compare", "--keys", "20000", "--from", "4", "--to", "5", "--json"]));
+    assert_eq!((v["keys"].as_u64(), v["prefix"].as_str(), v["width"].as_u64()), (Some(20_000), Some("key"), Some(128)));
+    assert_eq!((v["from"].as_u64(), v["to"].as_u64()), (Some(4), Some(5)));
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), reshard::Scheme::ALL.len());
+    let jump = rows.iter().find(|r| r["scheme"] == "jump").unwrap();
+    assert_eq!(jump["between_kept"], 0);
 }
