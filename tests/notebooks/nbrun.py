@@ -1,0 +1,227 @@
+"""Execute reshard's notebooks on the evcxr Rust kernel.
+
+One execution path shared by the notebook tests (test_notebooks.py), the
+checker CLI (nbcheck.py), `make notebooks` (re-execute in place) and
+`make handouts` (execute, then write nbconvert HTML).
+
+The kernel is started with cwd = the notebook's own directory, as JupyterLab
+does, so `:dep reshard = { path = ".." }` resolves to the repo root.
+
+EVCXR_CONFIG_DIR is pointed at tests/notebooks/evcxr/, whose init.evcxr sets
+`:preserve_vars_on_panic 0`. Without it evcxr catches a panic, prints it to
+stderr and reports the cell as *successful*, so a failing `assert!` in a
+notebook would go unnoticed. Readers' own kernels are unaffected.
+
+CLI:
+    python tests/notebooks/nbrun.py --inplace notebooks/*.ipynb
+    python tests/notebooks/nbrun.py --html handouts notebooks/*.ipynb
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+NOTEBOOKS_DIR = REPO / "notebooks"
+EVCXR_CONFIG_DIR = HERE / "evcxr"
+KERNEL_NAME = "rust"  # the kernelspec `evcxr_jupyter --install` registers
+
+# First cell compiles reshard and its dependencies inside evcxr: 30-120 s warm
+# machine, several minutes cold on 2 cores. Override with NB_CELL_TIMEOUT.
+CELL_TIMEOUT = int(os.environ.get("NB_CELL_TIMEOUT", "900"))
+STARTUP_TIMEOUT = int(os.environ.get("NB_STARTUP_TIMEOUT", "120"))
+
+# Belt and braces: a panic message in a cell's stderr fails the run even if the
+# kernel reported success (e.g. someone runs with a different config dir).
+PANIC_RE = re.compile(r"^thread '[^']*'(?: \(\d+\))? panicked at", re.MULTILINE)
+
+
+class NotebookRunError(Exception):
+    """A cell failed (error reply, panic, timeout). str() names notebook and cell."""
+
+
+def cell_label(nb, index: int) -> str:
+    """'cell 3 (`let ring = Ring::new(...)`)' for messages."""
+    src = nb.cells[index].source.strip().splitlines()
+    first = src[0] if src else ""
+    if len(first) > 70:
+        first = first[:67] + "..."
+    return f"cell {index} (`{first}`)"
+
+
+def kernel_env() -> dict:
+    env = dict(os.environ)
+    env["EVCXR_CONFIG_DIR"] = str(EVCXR_CONFIG_DIR)
+    cargo_bin = Path.home() / ".cargo" / "bin"
+    if str(cargo_bin) not in env.get("PATH", "").split(os.pathsep):
+        env["PATH"] = str(cargo_bin) + os.pathsep + env.get("PATH", "")
+    return env
+
+
+def execute(path: Path | str, cwd: Path | str | None = None, *, quiet: bool = False):
+    """Execute a copy of the notebook at `path` on a fresh Rust kernel.
+
+    Returns (committed_nb, executed_nb, seconds). Raises NotebookRunError on
+    any cell error, panic or timeout.
+    """
+    path = Path(path).resolve()
+    cwd = Path(cwd).resolve() if cwd else path.parent
+    committed = nbformat.read(path, as_version=4)
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb,
+        kernel_name=KERNEL_NAME,
+        timeout=CELL_TIMEOUT,
+        startup_timeout=STARTUP_TIMEOUT,
+        allow_errors=False,
+        record_timing=False,  # no per-cell timestamps in committed notebooks
+        interrupt_on_timeout=False,
+    )
+    t0 = time.monotonic()
+    if not quiet:
+        print(f"[nbrun] executing {_rel(path)} (kernel cwd {_rel(cwd)})", file=sys.stderr, flush=True)
+    try:
+        client.execute(cwd=str(cwd), env=kernel_env())
+    except CellTimeoutError as e:
+        raise NotebookRunError(
+            f"{_rel(path)}: a cell timed out after {CELL_TIMEOUT}s "
+            f"(set NB_CELL_TIMEOUT to raise it)\n{e}"
+        ) from None
+    except CellExecutionError as e:
+        idx = _failed_cell_index(nb)
+        if idx is None:
+            raise NotebookRunError(f"{_rel(path)}: a cell failed:\n{_strip_ansi(str(e))}") from None
+        raise NotebookRunError(f"{_rel(path)}: {cell_label(nb, idx)} failed: {_failure_text(nb.cells[idx])}") from None
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream" and PANIC_RE.search(out.get("text", "")):
+                raise NotebookRunError(
+                    f"{_rel(path)}: {cell_label(nb, i)} panicked "
+                    f"(kernel reported success):\n{_strip_ansi(out['text'])}"
+                )
+    secs = time.monotonic() - t0
+    if not quiet:
+        print(f"[nbrun] {_rel(path)}: ok in {secs:.1f}s", file=sys.stderr, flush=True)
+    return committed, nb, secs
+
+
+def _failed_cell_index(nb):
+    # nbclient stops at the failing cell; it is the last code cell with outputs
+    # containing an error, or failing that the last one that has an execution count.
+    last = None
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        if any(o.get("output_type") == "error" for o in cell.get("outputs", [])):
+            return i
+        if cell.get("execution_count") is not None:
+            last = i
+    return last
+
+
+def _failure_text(cell, max_lines: int = 40) -> str:
+    """The error and the cell's printed output, without Rust backtraces."""
+    err = next((o for o in cell.outputs if o.get("output_type") == "error"), None)
+    head = f"{err.get('ename', 'Error')}: {err.get('evalue', '')}" if err else "error"
+    lines = []
+    if err:
+        tb = [_strip_ansi(t) for t in err.get("traceback", [])]
+        if tb and tb != [err.get("evalue", "")]:
+            lines += tb
+    skipping = False
+    streams = "".join(o.get("text", "") for o in cell.outputs if o.get("output_type") == "stream")
+    for line in _strip_ansi(streams).splitlines():
+        if line.startswith("stack backtrace:"):
+            skipping = True
+        elif skipping and (line.startswith("note: ") or not line.strip()):
+            skipping = False
+        elif PANIC_RE.match(line) and " panicked at /rustc/" in line:
+            break  # evcxr's follow-up "panic in a function that cannot unwind" abort
+        elif not skipping and line.strip():
+            lines.append(line)
+    if len(lines) > max_lines:
+        lines = lines[:max_lines] + [f"... [{len(lines) - max_lines} more lines]"]
+    return "\n".join([head] + ["    " + ln for ln in lines])
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def _strip_ansi(s: str) -> str:
+    return _ANSI.sub("", s)
+
+
+def _rel(p: Path) -> str:
+    try:
+        return str(Path(p).resolve().relative_to(REPO))
+    except ValueError:
+        return str(p)
+
+
+def write_inplace(path: Path, nb) -> None:
+    nbformat.validate(nb)
+    with open(path, "w", encoding="utf-8") as f:
+        nbformat.write(nb, f)
+
+
+def write_html(nb, out_path: Path) -> None:
+    from nbconvert import HTMLExporter
+
+    exporter = HTMLExporter(embed_images=True)
+    body, _ = exporter.from_notebook_node(nb)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(body, encoding="utf-8")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    mode = ap.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--inplace", action="store_true", help="write fresh outputs back into each notebook")
+    mode.add_argument("--html", metavar="DIR", help="write DIR/<name>.html for each notebook")
+    ap.add_argument("notebooks", nargs="*", type=Path)
+    args = ap.parse_args(argv)
+
+    paths = args.notebooks or sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
+    if not paths:
+        print("[nbrun] no notebooks to run", file=sys.stderr)
+        return 0
+    failed = 0
+    for p in paths:
+        try:
+            _, nb, _ = execute(p)
+        except NotebookRunError as e:
+            print(f"[nbrun] FAILED {e}", file=sys.stderr)
+            failed += 1
+            continue
+        if args.inplace:
+            write_inplace(p, nb)
+            # Fresh outputs may have moved figures the prose quotes: say so now.
+            from nbcheck import check_prose_numbers
+
+            problems = check_prose_numbers(nb, _rel(p))
+            for msg in problems:
+                print(f"[nbrun] PROSE {msg}", file=sys.stderr)
+            failed += bool(problems)
+        else:
+            out = Path(args.html) / (p.stem + ".html")
+            write_html(nb, out)
+            print(f"[nbrun] wrote {_rel(out)}", file=sys.stderr)
+    if failed:
+        print(f"[nbrun] {failed} notebook(s) had problems", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
