@@ -135,7 +135,7 @@ impl Checks {
         }
         if !self.all_match() {
             t.note(self.note.clone().unwrap_or_else(|| {
-                "≠: this run differs from the document — expected when you changed a parameter in the first cell; the document's figures are for its own parameters".to_string()
+                "≠: this run differs from the document — expected when you changed a value in the parameters cell; the document's figures are for its own parameters".to_string()
             }));
         }
         t

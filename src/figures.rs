@@ -133,14 +133,20 @@ impl VnodeSweep {
     }
 
     /// The spread (std dev) of the share moved against points per node, on
-    /// log–log axes, beside a `c/√v` line through the first sweep: with
-    /// `v` points per node the spread shrinks like `1/√v`.
+    /// log–log axes, beside a `c/√v` line fitted to all sweeps (least
+    /// squares in log space): with `v` points per node the spread shrinks
+    /// like `1/√v`.
     pub fn spread_chart(&self, title: &str) -> LineChart {
         let s = self.sweeps();
         let measured = Series::new("std dev of share moved", s.iter().map(|w| (w.vnodes() as f64, w.std_dev_share())))
             .style(Style::LinePoints)
             .ink(0);
-        let c = s.first().map_or(0.0, |w| w.std_dev_share() * (w.vnodes() as f64).sqrt());
+        let logs: Vec<f64> = s
+            .iter()
+            .filter(|w| w.std_dev_share() > 0.0)
+            .map(|w| (w.std_dev_share() * (w.vnodes() as f64).sqrt()).ln())
+            .collect();
+        let c = if logs.is_empty() { 0.0 } else { (logs.iter().sum::<f64>() / logs.len() as f64).exp() };
         let trend = Series::new("c / √v", s.iter().map(|w| (w.vnodes() as f64, c / (w.vnodes() as f64).sqrt())))
             .style(Style::Line)
             .ink(1);

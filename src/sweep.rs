@@ -177,6 +177,26 @@ impl VnodeSweep {
         Ok(VnodeSweep { sweeps })
     }
 
+    /// The same over any list of salts (one arrangement per salt).
+    pub fn with_salts(
+        keys: &HashedKeys,
+        old_nodes: &[String],
+        new_nodes: &[String],
+        vnodes: &[usize],
+        salts: Vec<String>,
+    ) -> Result<Self> {
+        let sweeps = vnodes
+            .iter()
+            .map(|&v| ArrangementSweep::with_salts(keys, old_nodes, new_nodes, v, salts.clone()))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(VnodeSweep { sweeps })
+    }
+
+    /// Put together sweeps already run.
+    pub fn from_sweeps(sweeps: Vec<ArrangementSweep>) -> Self {
+        VnodeSweep { sweeps }
+    }
+
     /// The sweeps, in the order of the vnode counts given.
     pub fn sweeps(&self) -> &[ArrangementSweep] {
         &self.sweeps
