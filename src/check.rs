@@ -81,7 +81,7 @@ impl std::fmt::Display for Check {
 impl Check {
     /// Show in the evcxr kernel.
     pub fn evcxr_display(&self) {
-        Checks { title: String::new(), checks: vec![self.clone()], note: None }.evcxr_display()
+        Checks { checks: vec![self.clone()], ..Default::default() }.evcxr_display()
     }
 }
 
@@ -91,6 +91,7 @@ pub struct Checks {
     title: String,
     checks: Vec<Check>,
     note: Option<String>,
+    reference: Option<String>,
 }
 
 impl Checks {
@@ -108,6 +109,13 @@ impl Checks {
     /// Add a check and return the list (for chaining).
     pub fn with(mut self, check: Check) -> Self {
         self.checks.push(check);
+        self
+    }
+
+    /// Name the reference column something other than "document" (e.g.
+    /// "Python" or "rule") when the reference is not a document's figure.
+    pub fn reference_label(mut self, label: impl Into<String>) -> Self {
+        self.reference = Some(label.into());
         self
     }
 
@@ -129,7 +137,8 @@ impl Checks {
 
     /// One row per figure.
     pub fn table(&self) -> Table {
-        let mut t = Table::new(self.title.clone(), ["figure", "document", "measured", ""]);
+        let reference = self.reference.as_deref().unwrap_or("document");
+        let mut t = Table::new(self.title.clone(), ["figure", reference, "measured", ""]);
         for c in &self.checks {
             t.row([c.label.as_str(), &c.document, &c.measured, if c.matches() { "✓" } else { "≠" }]);
         }

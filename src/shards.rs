@@ -102,6 +102,15 @@ impl FixedShards {
         (0..self.table.len()).filter(|&s| self.table[s] == id).collect()
     }
 
+    /// How many of `keys` fall in each shard (`h % S`), in shard order.
+    pub fn keys_per_shard(&self, keys: &crate::HashedKeys) -> Vec<u64> {
+        let mut c = vec![0u64; self.table.len()];
+        for &h in keys.hashes() {
+            c[self.shard_of(h)] += 1;
+        }
+        c
+    }
+
     /// The shards whose node (by name) differs between `self` and `other`;
     /// both must have the same shard count, else every shard is listed.
     pub fn moved_shards(&self, other: &FixedShards) -> Vec<usize> {
