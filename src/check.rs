@@ -15,11 +15,11 @@
 //! ```
 
 use crate::table::{shows_as_table, thousands, Table};
-use serde::Serialize;
 
 /// One figure: what the document printed and what this run measured,
 /// both as text in the document's format.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Check {
     /// What the figure is.
     pub label: String,
@@ -86,7 +86,8 @@ impl Check {
 }
 
 /// A list of checks shown as one table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Checks {
     title: String,
     checks: Vec<Check>,

@@ -122,7 +122,6 @@ use crate::{
     Bounded, Error, FixedShards, HashWidth, Jump, Ketama, Maglev, Modulo, Movement, Rendezvous, Result, Ring, Slots,
 };
 use rayon::prelude::*;
-use serde::Serialize;
 use std::hint::black_box;
 use std::time::Instant;
 
@@ -144,8 +143,9 @@ pub const PAPER_RING_SPREAD: [(usize, f64); 3] = [(10, 0.3152), (100, 0.0997), (
 // ---------------------------------------------------------------- schemes
 
 /// The placement schemes a [`Comparison`] runs, in table order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Scheme {
     /// `hash % N` ([`Modulo`]).
     Modulo,
@@ -325,7 +325,8 @@ impl MemoryEstimate for Bounded {
 // ------------------------------------------------------------- comparison
 
 /// One scheme's row of a [`Comparison`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct SchemeRow {
     /// Which scheme.
     pub scheme: Scheme,
@@ -355,12 +356,13 @@ pub struct SchemeRow {
 }
 
 /// Every scheme over one workload: see the [module docs](self).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Comparison {
     keys: u64,
     prefix: String,
     /// Serialized as the bit count, 32 or 128.
-    #[serde(serialize_with = "width_bits")]
+    #[cfg_attr(feature = "serde", serde(serialize_with = "width_bits"))]
     width: HashWidth,
     from: usize,
     to: usize,
@@ -423,6 +425,7 @@ fn load_after(m: &Movement, after: &[String]) -> LoadReport {
     LoadReport::from_counts(after.to_vec(), counts)
 }
 
+#[cfg(feature = "serde")]
 fn width_bits<S: serde::Serializer>(w: &HashWidth, s: S) -> std::result::Result<S::Ok, S::Error> {
     s.serialize_u32(match w {
         HashWidth::Bits32 => 32,
@@ -705,7 +708,8 @@ fn row<P: Placement + MemoryEstimate>(
 
 /// One row of a [`LoadSpread`]: a scheme (and for the ring, a number of
 /// points per node) and how uneven its per-node load is.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct SpreadRow {
     /// `"ring"` or `"jump"`.
     pub scheme: String,
@@ -735,7 +739,8 @@ pub struct SpreadRow {
 
 /// How evenly the ring (with `k` points per node) and jump hash spread
 /// the load: see the [module docs](self#the-rings-load-spread-as-in-the-jump-hash-paper).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct LoadSpread {
     rows: Vec<SpreadRow>,
 }
@@ -978,7 +983,8 @@ impl<P: Placement> Placement for Relabeled<P> {
 }
 
 /// One row of a [`MiddleRemoval`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct RemovalRow {
     /// What was done, e.g. `"jump, node 4 removed (5…9 renumbered 4…8)"`.
     pub label: String,
@@ -999,7 +1005,8 @@ pub struct RemovalRow {
 }
 
 /// Removing one node from the middle of `0 … n−1`: see [`middle_removal`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct MiddleRemoval {
     nodes: usize,
     removed: String,

@@ -14,7 +14,6 @@
 //! ```
 
 use md5::{Digest, Md5};
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
@@ -26,7 +25,8 @@ pub fn md5_u128(bytes: &[u8]) -> u128 {
 }
 
 /// How many bits of the md5 integer a document keeps.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum HashWidth {
     /// md5 mod 2^32, as in "I Added a Fourth Shard in Python…" (`000`).
     Bits32,

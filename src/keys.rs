@@ -16,12 +16,12 @@
 use crate::hash::HashWidth;
 use crate::{Error, Result};
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::sync::OnceLock;
 
 /// A set of keys `"{prefix}{i}"` for `i` in `0..count`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct KeySet {
     prefix: String,
     count: usize,

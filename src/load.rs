@@ -12,10 +12,10 @@
 use crate::keys::HashedKeys;
 use crate::placement::Placement;
 use crate::table::{shows_as_table, thousands, Table};
-use serde::Serialize;
 
 /// Keys per node, with the summary numbers that say how even it is.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct LoadReport {
     nodes: Vec<String>,
     counts: Vec<u64>,

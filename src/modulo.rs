@@ -17,10 +17,10 @@ use crate::keys::KeySet;
 use crate::placement::{check_names, numbered, Key, NodeId, Placement};
 use crate::{Error, HashWidth, Result};
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 
 /// `hash % N` over named nodes (by default `"0"` … `"{N-1}"`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Modulo {
     nodes: Vec<String>,
 }

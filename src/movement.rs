@@ -26,10 +26,10 @@ use crate::{Error, Result};
 /// The most distinct node names one [`Movement`] compares.
 pub const MAX_NODES: usize = 4096;
 use rayon::prelude::*;
-use serde::Serialize;
 
 /// The result of comparing two placements over one key set.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Movement {
     keys: u64,
     moved: u64,

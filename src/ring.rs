@@ -20,11 +20,11 @@
 use crate::keys::{push_decimal, HashedKeys};
 use crate::placement::{check_names, Key, NodeId, Placement};
 use crate::{md5_u128, Error, HashWidth, Result};
-use serde::Serialize;
 use std::sync::OnceLock;
 
 /// One point on the ring: where it sits and which node it stands for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct RingPoint {
     /// The point's hash (its position on the circle).
     pub hash: u128,

@@ -23,10 +23,10 @@
 
 use crate::placement::{check_names, numbered, Key, NodeId, Placement};
 use crate::{Error, PyRandom, Result};
-use serde::Serialize;
 
 /// A fixed number of shards and the node that serves each.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct FixedShards {
     nodes: Vec<String>,
     table: Vec<NodeId>,

@@ -32,7 +32,6 @@
 
 use crate::placement::{check_names, numbered, Key, NodeId, Placement};
 use crate::{Error, Result};
-use serde::Serialize;
 
 /// The number of hash slots in a Redis cluster.
 pub const SLOT_COUNT: usize = 16_384;
@@ -97,7 +96,8 @@ pub fn key_slot(key: &[u8]) -> u16 {
 }
 
 /// A Redis-Cluster-style table: which node serves each of the 16384 slots.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Slots {
     nodes: Vec<String>,
     table: Vec<NodeId>,

@@ -23,10 +23,10 @@ use crate::ring::Ring;
 use crate::table::{pct, shows_as_table, thousands, Table};
 use crate::{Error, Result};
 use rayon::prelude::*;
-use serde::Serialize;
 
 /// One arrangement of a sweep.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Arrangement {
     /// The salt in front of every point name.
     pub salt: String,
@@ -41,7 +41,8 @@ pub struct Arrangement {
 }
 
 /// A ring change repeated over salted arrangements.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ArrangementSweep {
     vnodes: usize,
     old_nodes: Vec<String>,
@@ -162,7 +163,8 @@ impl ArrangementSweep {
 shows_as_table!(ArrangementSweep);
 
 /// Arrangement sweeps over several vnode counts.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct VnodeSweep {
     sweeps: Vec<ArrangementSweep>,
 }
@@ -229,7 +231,8 @@ impl VnodeSweep {
 shows_as_table!(VnodeSweep);
 
 /// One `hash % N` change, measured and predicted.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ModuloRow {
     /// Nodes before.
     pub old: usize,
@@ -248,7 +251,8 @@ pub struct ModuloRow {
 }
 
 /// `hash % N` over several (old, new) node counts.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ModuloSweep {
     rows: Vec<ModuloRow>,
 }
