@@ -3200,7 +3200,9 @@ impl ShardMap {
                         Some((_, path)) => path.push_str(&d),
                         None => fills.push((fill, d)),
                     }
-                    if mv {
+                    // tiny cells: the outline would hide the colour, so moved
+                    // shards are told apart by full colour alone
+                    if mv && cell >= 4.0 {
                         let (a, b) = (x + sw / 2.0, side - sw);
                         let _ = write!(
                             outline,
@@ -3225,9 +3227,10 @@ impl ShardMap {
                 x0 + total / 2.0,
                 gy + gh + 13.0,
                 &format!(
-                    "{} × {} grid, shard 0 at top left, row by row; pale = stayed, outlined = moved",
+                    "{} × {} grid, shard 0 at top left, row by row; pale = stayed, {} = moved",
                     thousands(cols as u64),
-                    thousands(nrows as u64)
+                    thousands(nrows as u64),
+                    if cell >= 4.0 { "outlined" } else { "full colour" }
                 ),
                 10.0,
                 Anchor::Middle,
