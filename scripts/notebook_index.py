@@ -90,6 +90,13 @@ def index_notebook(rows):
     return nbformat.writes(nb) + "\n"
 
 
+def cell_sources(text):
+    """What a reader sees of a notebook: its cells' types and sources
+    (executing it adds kernel metadata, which does not matter here)."""
+    nb = nbformat.reads(text, as_version=4)
+    return [(c.cell_type, c.source) for c in nb.cells]
+
+
 def readme_block(rows):
     out = [BEGIN, "| notebook | what it teaches |", "|---|---|"]
     for name, title, summary in rows:
@@ -126,12 +133,13 @@ def main():
     else:
         new_readme = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), lambda _: readme_block(rows), readme, flags=re.S)
     if args.check:
-        if not INDEX.exists() or INDEX.read_text() != index_text:
+        if not INDEX.exists() or cell_sources(INDEX.read_text()) != cell_sources(index_text):
             problems.append("notebooks/00-index.ipynb is out of date: run `make index`")
         if new_readme != readme:
             problems.append("README.md's notebook list is out of date: run `make index`")
     else:
-        INDEX.write_text(index_text)
+        if not INDEX.exists() or cell_sources(INDEX.read_text()) != cell_sources(index_text):
+            INDEX.write_text(index_text)
         README.write_text(new_readme)
     for p in problems:
         print(p, file=sys.stderr)
