@@ -111,6 +111,26 @@ where
     Ok(names)
 }
 
+/// The index of node `name` in `nodes`, or [`Error::UnknownNode`].
+pub(crate) fn index_of(nodes: &[String], name: &str) -> Result<NodeId> {
+    nodes
+        .iter()
+        .position(|n| n == name)
+        .map(|i| i as NodeId)
+        .ok_or_else(|| Error::UnknownNode(name.to_string()))
+}
+
+/// Check that every entry of a `what` table (e.g. "shard") names one of
+/// `nodes` node indices.
+pub(crate) fn check_table(table: &[NodeId], nodes: usize, what: &str) -> Result<()> {
+    match table.iter().find(|&&t| t as usize >= nodes) {
+        Some(&bad) => Err(Error::Invalid(format!(
+            "the {what} table names node index {bad}, but there are only {nodes} nodes: use indices below {nodes}"
+        ))),
+        None => Ok(()),
+    }
+}
+
 /// The names `"0"`, `"1"`, … `"{n-1}"`, used when nodes are numbered.
 pub fn numbered(n: usize) -> Vec<String> {
     (0..n).map(|i| i.to_string()).collect()

@@ -21,7 +21,7 @@
 //! assert_eq!(m.to_added(), m.moved()); // only the new node receives keys
 //! ```
 
-use crate::placement::{check_names, numbered, Key, NodeId, Placement};
+use crate::placement::{check_names, check_table, index_of, numbered, Key, NodeId, Placement};
 use crate::{Error, PyRandom, Result};
 
 /// A fixed number of shards and the node that serves each.
@@ -62,13 +62,7 @@ impl FixedShards {
         if table.is_empty() {
             return Err(Error::ZeroShards);
         }
-        if let Some(&bad) = table.iter().find(|&&t| t as usize >= nodes.len()) {
-            return Err(Error::Invalid(format!(
-                "the shard table names node index {bad}, but there are only {} nodes: use indices below {}",
-                nodes.len(),
-                nodes.len()
-            )));
-        }
+        check_table(&table, nodes.len(), "shard")?;
         Ok(FixedShards { nodes, table })
     }
 
@@ -143,7 +137,7 @@ impl FixedShards {
     /// to the remaining node that then serves the fewest shards (lowest
     /// index on ties). Every other shard stays where it is.
     pub fn remove_node(&self, name: &str, seed: u64) -> Result<FixedShards> {
-        let gone = self.index_of(name)?;
+        let gone = index_of(&self.nodes, name)?;
         if self.nodes.len() == 1 {
             return Err(Error::NoNodes);
         }
@@ -239,8 +233,8 @@ impl FixedShards {
     /// Move `count` shards from node `from` to node `to`, chosen by
     /// shuffling `from`'s ascending shard list with `PyRandom::new(seed)`.
     pub fn move_shards(&self, from: &str, to: &str, count: usize, seed: u64) -> Result<FixedShards> {
-        let f = self.index_of(from)?;
-        let t = self.index_of(to)?;
+        let f = index_of(&self.nodes, from)?;
+        let t = index_of(&self.nodes, to)?;
         let mut list = self.shards_of(f);
         if count > list.len() {
             return Err(Error::NotEnoughShards { node: from.to_string(), has: list.len(), asked: count });
@@ -270,13 +264,6 @@ impl FixedShards {
         FixedShards::with_nodes(shards, self.nodes.clone())
     }
 
-    fn index_of(&self, name: &str) -> Result<NodeId> {
-        self.nodes
-            .iter()
-            .position(|n| n == name)
-            .map(|i| i as NodeId)
-            .ok_or_else(|| Error::UnknownNode(name.to_string()))
-    }
 }
 
 /// Keys whose shard id differs between `a` and `b` shards (`h % a` vs

@@ -30,7 +30,7 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
-use crate::placement::{check_names, numbered, Key, NodeId, Placement};
+use crate::placement::{check_names, check_table, index_of, numbered, Key, NodeId, Placement};
 use crate::{Error, Result};
 
 /// The number of hash slots in a Redis cluster.
@@ -159,13 +159,7 @@ impl Slots {
                 table.len()
             )));
         }
-        if let Some(&bad) = table.iter().find(|&&t| t as usize >= nodes.len()) {
-            return Err(Error::Invalid(format!(
-                "the slot table names node index {bad}, but there are only {} nodes: use indices below {}",
-                nodes.len(),
-                nodes.len()
-            )));
-        }
+        check_table(&table, nodes.len(), "slot")?;
         Ok(Slots { nodes, table })
     }
 
@@ -186,7 +180,7 @@ impl Slots {
     /// The slots of node `name` as inclusive ranges `(first, last)`,
     /// ascending, the way `redis-cli --cluster check` prints them.
     pub fn ranges_of(&self, name: &str) -> Result<Vec<(u16, u16)>> {
-        let id = self.index_of(name)?;
+        let id = index_of(&self.nodes, name)?;
         let mut ranges: Vec<(u16, u16)> = Vec::new();
         for (s, &t) in self.table.iter().enumerate() {
             if t != id {
@@ -280,7 +274,7 @@ impl Slots {
     ///
     /// Fails if there is no such node or it is the only one.
     pub fn remove_node(&self, name: &str) -> Result<Slots> {
-        let gone = self.index_of(name)?;
+        let gone = index_of(&self.nodes, name)?;
         if self.nodes.len() == 1 {
             return Err(Error::Invalid(format!(
                 "{name:?} is the only node: a cluster needs at least 1 node, add another before removing it"
@@ -307,13 +301,6 @@ impl Slots {
         Ok(Slots { nodes, table })
     }
 
-    fn index_of(&self, name: &str) -> Result<NodeId> {
-        self.nodes
-            .iter()
-            .position(|n| n == name)
-            .map(|i| i as NodeId)
-            .ok_or_else(|| Error::UnknownNode(name.to_string()))
-    }
 }
 
 impl Placement for Slots {
