@@ -140,6 +140,9 @@ pub const TIMING_SAMPLE: usize = 100_000;
 /// bucket, `(k, value)`, from the table of Lamping & Veach (2014).
 pub const PAPER_RING_SPREAD: [(usize, f64); 3] = [(10, 0.3152), (100, 0.0997), (1000, 0.0316)];
 
+/// The node count of the simulation the paper's values are set beside.
+pub const PAPER_NODES: usize = 1000;
+
 // ---------------------------------------------------------------- schemes
 
 /// The placement schemes a [`Comparison`] runs, in table order.
@@ -819,7 +822,9 @@ impl LoadSpread {
                 key_space_predicted: Some(predicted),
                 key_counts: counts,
                 key_counts_predicted: (predicted.powi(2) + (nodes as f64 - 1.0) / m).sqrt(),
-                paper: PAPER_RING_SPREAD.iter().find(|p| p.0 == k).map(|p| p.1),
+                // the paper's figures are for the setup simulated here with
+                // 1000 nodes; other node counts have no published value
+                paper: if nodes == PAPER_NODES { PAPER_RING_SPREAD.iter().find(|p| p.0 == k).map(|p| p.1) } else { None },
             });
         }
         Ok(LoadSpread { rows })
