@@ -11,26 +11,13 @@ use reshard::{
     crc16, guava_consistent_hash, jump_hash, key_slot, ketama_hash, letters, md5_u128, named, Bounded, Error,
     HashWidth, HashedKeys, Jump, Ketama, Key, KeySet, LoadReport, Maglev, Movement, NodeId, Placement, Ring, Slots,
 };
-use std::panic::{catch_unwind, UnwindSafe};
+mod common;
+use common::expect_err;
 
 fn keys(n: usize) -> HashedKeys {
     KeySet::plain(n).hashed(HashWidth::Bits128).unwrap()
 }
 
-/// Run `f` (it must not panic), check the error variant and that the
-/// message contains `hint`.
-fn expect_err<T: std::fmt::Debug>(
-    what: &str,
-    f: impl FnOnce() -> reshard::Result<T> + UnwindSafe,
-    is: impl Fn(&Error) -> bool,
-    hint: &str,
-) {
-    let res = catch_unwind(f).unwrap_or_else(|_| panic!("{what}: panicked instead of returning an error"));
-    let err = res.expect_err(what);
-    assert!(is(&err), "{what}: wrong variant {err:?}");
-    let msg = err.to_string();
-    assert!(msg.contains(hint), "{what}: message {msg:?} does not contain {hint:?}");
-}
 
 fn invalid(e: &Error) -> bool {
     matches!(e, Error::Invalid(_))

@@ -3,24 +3,9 @@
 
 use reshard::modulo::count_moved_streaming;
 use reshard::{letters, ArrangementSweep, Error, FixedShards, HashWidth, KeySet, Modulo, Rendezvous, Ring, VnodeSweep};
-use std::panic::{catch_unwind, UnwindSafe};
+mod common;
+use common::expect_err;
 
-/// Run `f` (it must not panic) and check the error variant and that the
-/// message contains `hint`.
-fn expect_err<T: std::fmt::Debug>(
-    what: &str,
-    f: impl FnOnce() -> reshard::Result<T> + UnwindSafe,
-    is: impl Fn(&Error) -> bool,
-    hint: &str,
-) {
-    let res = catch_unwind(f).unwrap_or_else(|_| panic!("{what}: panicked instead of returning an error"));
-    let err = res.expect_err(what);
-    assert!(is(&err), "{what}: wrong variant {err:?}");
-    let msg = err.to_string();
-    assert!(msg.contains(hint), "{what}: message {msg:?} does not contain {hint:?}");
-    // std::error::Error is implemented
-    let _: &dyn std::error::Error = &err;
-}
 
 #[test]
 fn zero_nodes() {
