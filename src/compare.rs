@@ -136,6 +136,62 @@ pub const EPSILON: f64 = 0.25;
 /// How many keys (the first ones) [`Comparison::run`] times lookups over.
 pub const TIMING_SAMPLE: usize = 100_000;
 
+/// The free parameters of a [`Comparison`]; [`Default`] gives the
+/// constants above (150 points, 1000 shards with seed 42, ε = 0.25,
+/// M = 65537) and times lookups over [`TIMING_SAMPLE`] keys.
+///
+/// ```
+/// use reshard::compare::{CompareSettings, Comparison, Scheme};
+/// use reshard::{HashWidth, KeySet};
+/// let keys = KeySet::plain(5_000).hashed(HashWidth::Bits128)?;
+/// let s = CompareSettings { vnodes: 40, epsilon: 0.1, maglev_m: 10_007, timed_keys: 0, ..Default::default() };
+/// let c = Comparison::run_with(&keys, 10, 11, &s)?;
+/// assert_eq!(c.row(Scheme::Ring).unwrap().name, "ring (40 points/node)");
+/// assert_eq!(c.row(Scheme::Maglev).unwrap().name, "Maglev (M = 10007)");
+/// # Ok::<(), reshard::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareSettings {
+    /// Points per node of the ring and of the bounded-load ring.
+    pub vnodes: usize,
+    /// Fixed shards: the shard count.
+    pub shards: usize,
+    /// Fixed shards: the seed of the rebalancing shuffle.
+    pub seed: u64,
+    /// Bounded loads: ε.
+    pub epsilon: f64,
+    /// Maglev's table size (a prime).
+    pub maglev_m: usize,
+    /// How many keys (the first ones) lookups are timed over; 0: no timing.
+    pub timed_keys: usize,
+}
+
+impl Default for CompareSettings {
+    fn default() -> Self {
+        CompareSettings {
+            vnodes: RING_VNODES,
+            shards: SHARDS,
+            seed: SHARD_SEED,
+            epsilon: EPSILON,
+            maglev_m: crate::maglev::DEFAULT_TABLE_SIZE,
+            timed_keys: TIMING_SAMPLE,
+        }
+    }
+}
+
+impl CompareSettings {
+    /// The name of `scheme`'s row under these settings.
+    pub fn label(&self, scheme: Scheme) -> String {
+        match scheme {
+            Scheme::Ring => format!("ring ({} point{}/node)", self.vnodes, if self.vnodes == 1 { "" } else { "s" }),
+            Scheme::FixedShards => format!("fixed shards ({}, seed {})", self.shards, self.seed),
+            Scheme::Maglev => format!("Maglev (M = {})", self.maglev_m),
+            Scheme::Bounded => format!("bounded loads (ε = {})", self.epsilon),
+            other => other.label().to_string(),
+        }
+    }
+}
+
 /// The standard error of the ring's bucket sizes with `k` points per
 /// bucket, `(k, value)`, from the table of Lamping & Veach (2014).
 pub const PAPER_RING_SPREAD: [(usize, f64); 3] = [(10, 0.3152), (100, 0.0997), (1000, 0.0316)];
@@ -454,35 +510,42 @@ impl Comparison {
     /// The same, timing lookups over the first `timed_keys` keys (0: no
     /// timing, every lookup time is 0).
     pub fn run_timed(keys: &HashedKeys, from: usize, to: usize, timed_keys: usize) -> Result<Comparison> {
+        Comparison::run_with(keys, from, to, &CompareSettings { timed_keys, ..Default::default() })
+    }
+
+    /// Every scheme with the given settings (points per node, shards and
+    /// seed, ε, Maglev's M, how many lookups to time).
+    pub fn run_with(keys: &HashedKeys, from: usize, to: usize, settings: &CompareSettings) -> Result<Comparison> {
+        let set = settings;
         // Cheap checks first, so bad input fails before any hashing.
         Modulo::new(from)?;
         Modulo::new(to)?;
-        let shards = FixedShards::new(SHARDS, from)?;
-        let grown = shards.grow_to(to, SHARD_SEED)?;
+        let shards = FixedShards::new(set.shards, from)?;
+        let grown = shards.grow_to(to, set.seed)?;
         let slots = Slots::new(from)?;
         let resharded = slots_to(&slots, from, to)?;
-        let floor = floor_share(from, to);
-        let sample = Sample::new(keys, timed_keys);
         let (a, b) = (numbered(from), numbered(to));
+        let (mb, ma) = (Maglev::with_table_size(a.clone(), set.maglev_m)?, Maglev::with_table_size(b.clone(), set.maglev_m)?);
+        let (bb, ba) = (Bounded::new(a.clone(), set.vnodes, set.epsilon)?, Bounded::new(b.clone(), set.vnodes, set.epsilon)?);
+        let floor = floor_share(from, to);
+        let sample = Sample::new(keys, set.timed_keys);
         let s = &sample;
         let mut rows = Vec::with_capacity(Scheme::ALL.len());
-        rows.push(row(Scheme::Modulo, keys, &Modulo::new(from)?, &Modulo::new(to)?, s, floor)?);
-        let (rb, ra) = (Ring::new(a.clone(), RING_VNODES)?, Ring::new(b.clone(), RING_VNODES)?);
-        rows.push(row(Scheme::Ring, keys, &rb, &ra, s, floor)?);
+        rows.push(row(Scheme::Modulo, set, keys, &Modulo::new(from)?, &Modulo::new(to)?, s, floor)?);
+        let (rb, ra) = (Ring::new(a.clone(), set.vnodes)?, Ring::new(b.clone(), set.vnodes)?);
+        rows.push(row(Scheme::Ring, set, keys, &rb, &ra, s, floor)?);
         let (rb, ra) = (Ring::new(a.clone(), 1)?, Ring::new(b.clone(), 1)?);
-        rows.push(row(Scheme::RingOnePoint, keys, &rb, &ra, s, floor)?);
-        rows.push(row(Scheme::Rendezvous, keys, &Rendezvous::new(from)?, &Rendezvous::new(to)?, s, floor)?);
+        rows.push(row(Scheme::RingOnePoint, set, keys, &rb, &ra, s, floor)?);
+        rows.push(row(Scheme::Rendezvous, set, keys, &Rendezvous::new(from)?, &Rendezvous::new(to)?, s, floor)?);
         let wb = Rendezvous::weighted(a.clone(), vec![1.0; from])?;
         let wa = Rendezvous::weighted(b.clone(), vec![1.0; to])?;
-        rows.push(row(Scheme::WeightedRendezvous, keys, &wb, &wa, s, floor)?);
-        rows.push(row(Scheme::FixedShards, keys, &shards, &grown, s, floor)?);
-        rows.push(row(Scheme::Jump, keys, &Jump::new(from)?, &Jump::new(to)?, s, floor)?);
-        rows.push(row(Scheme::Slots, keys, &slots, &resharded, s, floor)?);
-        rows.push(row(Scheme::Maglev, keys, &Maglev::new(a.clone())?, &Maglev::new(b.clone())?, s, floor)?);
-        rows.push(row(Scheme::Ketama, keys, &Ketama::new(a.clone())?, &Ketama::new(b.clone())?, s, floor)?);
-        let bb = Bounded::new(a, RING_VNODES, EPSILON)?;
-        let ba = Bounded::new(b, RING_VNODES, EPSILON)?;
-        rows.push(row(Scheme::Bounded, keys, &bb, &ba, s, floor)?);
+        rows.push(row(Scheme::WeightedRendezvous, set, keys, &wb, &wa, s, floor)?);
+        rows.push(row(Scheme::FixedShards, set, keys, &shards, &grown, s, floor)?);
+        rows.push(row(Scheme::Jump, set, keys, &Jump::new(from)?, &Jump::new(to)?, s, floor)?);
+        rows.push(row(Scheme::Slots, set, keys, &slots, &resharded, s, floor)?);
+        rows.push(row(Scheme::Maglev, set, keys, &mb, &ma, s, floor)?);
+        rows.push(row(Scheme::Ketama, set, keys, &Ketama::new(a)?, &Ketama::new(b)?, s, floor)?);
+        rows.push(row(Scheme::Bounded, set, keys, &bb, &ba, s, floor)?);
         Ok(Comparison {
             keys: keys.len() as u64,
             prefix: keys.keys().prefix().to_string(),
@@ -682,6 +745,7 @@ fn slots_to(slots: &Slots, from: usize, to: usize) -> Result<Slots> {
 
 fn row<P: Placement + MemoryEstimate>(
     scheme: Scheme,
+    settings: &CompareSettings,
     keys: &HashedKeys,
     before: &P,
     after: &P,
@@ -693,7 +757,7 @@ fn row<P: Placement + MemoryEstimate>(
     let lookup_ns = sample.time(after);
     Ok(SchemeRow {
         scheme,
-        name: scheme.label().to_string(),
+        name: settings.label(scheme),
         moved: m.moved(),
         share: m.share(),
         over_floor: (floor > 0.0).then(|| m.share() / floor),

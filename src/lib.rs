@@ -68,4 +68,4 @@ pub use ketama::{ketama_hash, Ketama};
 pub use maglev::Maglev;
 pub use slots::{crc16, key_slot, Slots};
 pub mod compare;
-pub use compare::{middle_removal, ring_spread, Comparison, LoadSpread, MiddleRemoval, Scheme};
+pub use compare::{middle_removal, ring_spread, CompareSettings, Comparison, LoadSpread, MiddleRemoval, Scheme};

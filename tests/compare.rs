@@ -236,3 +236,20 @@ fn removing_a_middle_node() {
     assert!(text.contains("renumbered 4…8"), "{text}");
     assert!(r.chart("removing node 4").build().svg().contains("ideal"));
 }
+
+#[test]
+fn settings_drive_the_table() {
+    use reshard::compare::CompareSettings;
+    // With 1 point per node the "ring" row must be the one-point ring row,
+    // and with a huge ε bounded loads must equal that same ring.
+    let s = CompareSettings { vnodes: 1, epsilon: 100.0, timed_keys: 0, ..Default::default() };
+    let c = Comparison::run_with(keys(), 10, 11, &s).unwrap();
+    let (ring, one, bounded) =
+        (c.row(Scheme::Ring).unwrap(), c.row(Scheme::RingOnePoint).unwrap(), c.row(Scheme::Bounded).unwrap());
+    assert_eq!(ring.name, "ring (1 point/node)");
+    assert_eq!((ring.moved, ring.max_over_mean), (one.moved, one.max_over_mean));
+    assert_eq!((bounded.moved, bounded.max_over_mean), (one.moved, one.max_over_mean));
+    // A bad Maglev size is refused before any work.
+    let bad = CompareSettings { maglev_m: 10_000, ..Default::default() };
+    assert!(matches!(Comparison::run_with(keys(), 10, 11, &bad), Err(reshard::Error::Invalid(_))));
+}
