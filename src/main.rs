@@ -380,6 +380,21 @@ struct CompareArgs {
     /// Nodes after, numbered 0 … N-1 (at most 1000)
     #[arg(long, default_value_t = 11, value_parser = clap::value_parser!(u64).range(0..=1000))]
     to: u64,
+    /// Ring points per node (the ring and the bounded-load ring)
+    #[arg(long, default_value_t = reshard::compare::RING_VNODES)]
+    vnodes: usize,
+    /// Fixed shards: how many
+    #[arg(long, default_value_t = reshard::compare::SHARDS)]
+    shards: usize,
+    /// Fixed shards: the seed that picks which shards move
+    #[arg(long, default_value_t = reshard::compare::SHARD_SEED)]
+    seed: u64,
+    /// Bounded loads: each node holds at most ⌈(1 + ε)·m/n⌉ keys
+    #[arg(long, default_value_t = reshard::compare::EPSILON)]
+    epsilon: f64,
+    /// Maglev's table size (a prime)
+    #[arg(long, default_value_t = reshard::maglev::DEFAULT_TABLE_SIZE)]
+    maglev_m: usize,
     /// Print JSON instead of a table
     #[arg(long)]
     json: bool,
@@ -1049,7 +1064,15 @@ fn run_compare(a: &CompareArgs) -> Run {
     Modulo::new(from).map_err(from_flag("--from"))?;
     Modulo::new(to).map_err(from_flag("--to"))?;
     let keys = hashed(a.keys, &a.prefix, a.width)?;
-    let c = Comparison::run(&keys, from, to)?;
+    let settings = reshard::CompareSettings {
+        vnodes: a.vnodes,
+        shards: a.shards,
+        seed: a.seed,
+        epsilon: a.epsilon,
+        maglev_m: a.maglev_m,
+        ..Default::default()
+    };
+    let c = Comparison::run_with(&keys, from, to, &settings)?;
     if a.json {
         return Ok(Output::ok(to_json(&c)?));
     }

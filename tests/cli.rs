@@ -276,3 +276,14 @@ fn compare_lists_every_scheme() {
     let jump = rows.iter().find(|r| r["scheme"] == "jump").unwrap();
     assert_eq!(jump["between_kept"], 0);
 }
+
+#[test]
+fn compare_settings_flags() {
+    let out = ok(&["compare", "--keys", "2000", "--vnodes", "40", "--maglev-m", "101", "--epsilon", "0.1"]);
+    assert!(out.contains("ring (40 points/node)"), "{out}");
+    assert!(out.contains("Maglev (M = 101)"), "{out}");
+    assert!(out.contains("bounded loads (ε = 0.1)"), "{out}");
+    refuses(&["compare", "--keys", "2000", "--vnodes", "0"], "vnodes");
+    refuses(&["compare", "--keys", "2000", "--maglev-m", "100"], "prime");
+    refuses(&["compare", "--keys", "2000", "--epsilon", "0"], "epsilon");
+}
