@@ -88,6 +88,16 @@ fn verdict(d: Duration, target: f64) -> &'static str {
     }
 }
 
+/// One line of the report: label, median, and, with a target, the target
+/// and whether the median meets it.
+fn print_row(label: &str, t: &Timing, target: Option<f64>) {
+    let (goal, ok) = match target {
+        Some(target) => (format!("≤ {target} s"), verdict(t.median, target)),
+        None => (String::new(), ""),
+    };
+    println!("{label:<44} {:>10} {goal:>10} {ok:>7} {:>10}", secs(t.median), cpu(t));
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quick = args.iter().any(|a| a == "--quick");
@@ -122,18 +132,10 @@ fn main() {
     for (name, doc, keys, width, target) in docs {
         let (t, checks) = median_of(runs, || doc().expect("document figures"));
         assert!(checks.all_match(), "document {name} does not reproduce:\n{checks}");
-        let label = format!("document {name}: all {} figures", checks.checks().len());
-        println!(
-            "{label:<44} {:>10} {:>10} {:>7} {:>10}",
-            secs(t.median),
-            format!("≤ {target} s"),
-            verdict(t.median, target),
-            cpu(&t)
-        );
+        print_row(&format!("document {name}: all {} figures", checks.checks().len()), &t, Some(target));
         let (t, hashed) = median_of(runs, || keys.hashed(width).expect("keys"));
         assert_eq!(hashed.len(), keys.len());
-        let label = format!("  floor: md5 of {} keys ({width})", keys.len());
-        println!("{label:<44} {:>10} {:>10} {:>7} {:>10}", secs(t.median), "", "", cpu(&t));
+        print_row(&format!("  floor: md5 of {} keys ({width})", keys.len()), &t, None);
     }
 
     println!();
@@ -148,14 +150,7 @@ fn main() {
     let (t, moved) =
         median_of(1, || count_moved_streaming(&keys, HashWidth::Bits128, old, new).expect("streaming count"));
     let hwm_after = status_kb("VmHWM");
-    let label = "hash % N 10 → 11, 100,000,000 keys (1 run)";
-    println!(
-        "{label:<44} {:>10} {:>10} {:>7} {:>10}",
-        secs(t.median),
-        format!("≤ {target} s"),
-        verdict(t.median, target),
-        cpu(&t)
-    );
+    print_row("hash % N 10 → 11, 100,000,000 keys (1 run)", &t, Some(target));
     println!(
         "  moved {moved} of {} ({:.4}%; 10/11 = {:.4}%)",
         keys.len(),
