@@ -2,11 +2,12 @@
 //!
 //! Every constructor that can be handed an unusable parameter returns
 //! [`Error`]; its message names the parameter and says what to change, so a
-//! notebook reader who typed `vnodes = 0` learns what to type instead.
+//! notebook reader who typed `vnodes = 0` learns what to type instead. Each
+//! condition a caller could act on has its own variant.
 //!
 //! ```
 //! use reshard::{Error, Ring};
-//! let err = Ring::new(["A", "B"], 0).unwrap_err();
+//! let err = Ring::new(2).unwrap().with_vnodes(0).unwrap_err();
 //! assert_eq!(err, Error::ZeroVnodes);
 //! assert!(err.to_string().contains("at least 1"));
 //! ```
@@ -15,8 +16,9 @@ use std::fmt;
 
 /// Everything that can be wrong with the parameters of an experiment.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Error {
-    /// A placement needs at least one node.
+    /// A placement needs at least one node (jump hash: one bucket).
     NoNodes,
     /// A ring needs at least one point per node.
     ZeroVnodes,
@@ -26,19 +28,21 @@ pub enum Error {
     DuplicateNode(String),
     /// The key set is empty.
     NoKeys,
-    /// A rendezvous weight is zero, negative, infinite or NaN.
+    /// A weight is zero, negative, infinite or NaN.
     BadWeight {
         /// The node the weight belongs to.
         node: String,
         /// The weight as given, printed.
         weight: String,
     },
-    /// The number of weights does not match the number of nodes.
-    WeightCount {
-        /// How many nodes there are.
-        nodes: usize,
-        /// How many weights were given.
-        weights: usize,
+    /// Two lists that must have one entry each per item have different lengths.
+    LengthMismatch {
+        /// What the lists are, e.g. "weights for nodes".
+        what: &'static str,
+        /// How many entries were expected.
+        expected: usize,
+        /// How many were given.
+        given: usize,
     },
     /// A node was asked to give away more shards than it owns.
     NotEnoughShards {
@@ -51,6 +55,8 @@ pub enum Error {
     },
     /// A node name that the placement does not have.
     UnknownNode(String),
+    /// The only node cannot be removed.
+    LastNode(String),
     /// More nodes than shards: some node would own nothing.
     MoreNodesThanShards {
         /// Nodes requested.
@@ -58,8 +64,33 @@ pub enum Error {
         /// Shards available.
         shards: usize,
     },
+    /// A node index (in an assignment or a table) that names no node.
+    NodeOutOfRange {
+        /// The index given.
+        index: u64,
+        /// How many nodes there are.
+        nodes: usize,
+    },
+    /// An input is over one of the crate's limits (see [`crate::limits`]):
+    /// the work or memory it needs would not finish in a minute and 2 GiB.
+    TooLarge {
+        /// What was counted, e.g. "ring points (nodes × vnodes)".
+        what: &'static str,
+        /// How many were asked for.
+        asked: u128,
+        /// The most accepted.
+        limit: u128,
+        /// What to change.
+        hint: &'static str,
+    },
     /// A parameter is out of its range; the message says which and why.
     Invalid(String),
+}
+
+/// `1234567` → `"1,234,567"`.
+fn grouped(n: u128) -> String {
+    use num_format::{Locale, ToFormattedString};
+    n.to_formatted_string(&Locale::en)
 }
 
 impl fmt::Display for Error {
@@ -73,27 +104,37 @@ impl fmt::Display for Error {
             Error::ZeroShards => {
                 write!(f, "shards is 0: fixed sharding needs at least 1 shard (use 1 or more; document 004 uses 1000)")
             }
-            Error::DuplicateNode(n) => write!(
-                f,
-                "node name {n:?} appears twice: node names must be distinct, rename one of them"
-            ),
+            Error::DuplicateNode(n) => {
+                write!(f, "node name {n:?} appears twice: node names must be distinct, rename one of them")
+            }
             Error::NoKeys => write!(f, "the key set is empty: use a key count of at least 1"),
             Error::BadWeight { node, weight } => write!(
                 f,
                 "weight {weight} of node {node:?} is not a finite positive number: use a weight > 0 (e.g. 1.0)"
             ),
-            Error::WeightCount { nodes, weights } => write!(
-                f,
-                "{weights} weights for {nodes} nodes: give exactly one weight per node"
-            ),
-            Error::NotEnoughShards { node, has, asked } => write!(
-                f,
-                "node {node:?} owns {has} shards but was asked to give {asked}: ask for at most {has}"
-            ),
+            Error::LengthMismatch { what, expected, given } => {
+                write!(f, "{given} {what} where {expected} are needed: give exactly one per item")
+            }
+            Error::NotEnoughShards { node, has, asked } => {
+                write!(f, "node {node:?} owns {has} shards but was asked to give {asked}: ask for at most {has}")
+            }
             Error::UnknownNode(n) => write!(f, "there is no node named {n:?}: check the spelling"),
+            Error::LastNode(n) => {
+                write!(f, "{n:?} is the only node: a cluster needs at least 1 node, add another before removing it")
+            }
             Error::MoreNodesThanShards { nodes, shards } => write!(
                 f,
                 "{nodes} nodes but only {shards} shards: some node would own nothing; use at least {nodes} shards or fewer nodes"
+            ),
+            Error::NodeOutOfRange { index, nodes } => write!(
+                f,
+                "node index {index} names no node: there are {nodes} nodes, so use indices below {nodes}"
+            ),
+            Error::TooLarge { what, asked, limit, hint } => write!(
+                f,
+                "{} {what} is over this crate's limit of {}: {hint}",
+                grouped(*asked),
+                grouped(*limit)
             ),
             Error::Invalid(msg) => f.write_str(msg),
         }
@@ -102,5 +143,6 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
-/// Shorthand for `std::result::Result<T, reshard::Error>`.
-pub type Result<T> = std::result::Result<T, Error>;
+/// `std::result::Result` with this crate's [`Error`] as the default error,
+/// so that `use reshard::*` leaves a reader's own `Result<T, String>` alone.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -9,14 +9,14 @@
 //! use reshard::{HashWidth, KeySet};
 //! let keys = KeySet::new("user:", 3);
 //! assert_eq!(keys.iter().collect::<Vec<_>>(), ["user:0", "user:1", "user:2"]);
-//! let hashed = keys.hashed(HashWidth::Bits32).unwrap();
+//! let hashed = keys.hashed(HashWidth::Bits32)?;
 //! assert_eq!(hashed.len(), 3);
+//! # Ok::<(), reshard::Error>(())
 //! ```
 
 use crate::hash::HashWidth;
-use crate::{Error, Result};
+use crate::{limits, Error, Result};
 use rayon::prelude::*;
-use std::fmt;
 use std::sync::OnceLock;
 
 /// A set of keys `"{prefix}{i}"` for `i` in `0..count`.
@@ -130,13 +130,12 @@ impl KeySet {
         if self.count == 0 {
             return Err(Error::NoKeys);
         }
-        if self.count > u32::MAX as usize {
-            return Err(Error::Invalid(format!(
-                "{} keys is more than an in-memory experiment holds: use at most {} (the streaming hash % N count takes any number)",
-                self.count,
-                u32::MAX
-            )));
-        }
+        limits::check_hint(
+            "keys hashed in memory",
+            self.count as u128,
+            limits::MAX_KEYS,
+            "use fewer keys (modulo::count_moved_streaming counts hash % N over any number)",
+        )?;
         const CHUNK: usize = 8192;
         let mut hashes = vec![0u128; self.count];
         hashes.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {
@@ -146,17 +145,7 @@ impl KeySet {
                 *slot = width.hash(w.key(base + j));
             }
         });
-        Ok(HashedKeys { keys: self.clone(), width, hashes, sorted: OnceLock::new() })
-    }
-}
-
-impl fmt::Display for KeySet {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.count {
-            0 => write!(f, "no keys"),
-            1 => write!(f, "1 key ({}0)", self.prefix),
-            n => write!(f, "{} keys ({}0 … {}{})", crate::table::thousands(n as u64), self.prefix, self.prefix, n - 1),
-        }
+        Ok(HashedKeys { keys: self.clone(), width, hashes, sorted: OnceLock::new(), sorted_hashes: OnceLock::new() })
     }
 }
 
@@ -167,6 +156,7 @@ pub struct HashedKeys {
     width: HashWidth,
     hashes: Vec<u128>,
     sorted: OnceLock<Vec<u32>>,
+    sorted_hashes: OnceLock<Vec<u128>>,
 }
 
 impl HashedKeys {
@@ -177,6 +167,16 @@ impl HashedKeys {
             let mut order: Vec<u32> = (0..self.hashes.len() as u32).collect();
             order.par_sort_unstable_by_key(|&i| self.hashes[i as usize]);
             order
+        })
+    }
+
+    /// Every hash in ascending order (computed once, on first use): sweeps
+    /// walk these against sorted ring points.
+    pub fn sorted_hashes(&self) -> &[u128] {
+        self.sorted_hashes.get_or_init(|| {
+            let mut h = self.hashes.clone();
+            h.par_sort_unstable();
+            h
         })
     }
 

@@ -4,15 +4,26 @@
 //! cluster of machines gains or loses one, under the placement schemes of
 //! *Designing Data-Intensive Applications* ch. 7 and the tutorials built on
 //! it: `hash % N` ([`Modulo`]), the consistent-hash [`Ring`] with virtual
-//! nodes, [`Rendezvous`] hashing, and [`FixedShards`].
+//! nodes, [`Rendezvous`] hashing, [`FixedShards`], and what real systems
+//! use ([`Jump`], Redis [`Slots`], [`Maglev`], [`Ketama`], [`Bounded`] loads).
 //!
-//! Keys are hashed once with md5 ([`HashWidth`]), every scheme answers the
-//! same question through the [`Placement`] trait, and the analysis —
-//! [`Movement`], [`LoadReport`], the sweeps — is written once against it.
-//! Result types show themselves as tables in the evcxr Jupyter kernel.
+//! The crate has three floors, and a lower floor never imports a higher one:
+//!
+//! * [`schemes`] — who owns a key ([`Locate`]) and every key of a set
+//!   ([`Placement`]); every scheme is built with `new(n)` or `named(names)`
+//!   and changes with `add_node`/`remove_node`;
+//! * [`analysis`] — what moved ([`Movement`]), load per node
+//!   ([`LoadReport`]), sweeps over arrangements and parameters, all schemes
+//!   side by side;
+//! * [`present`] — tables, charts (drawn with plotters) and their display
+//!   in the evcxr Jupyter kernel.
+//!
+//! Beside them, [`tutor`] sets each source document's figures beside this
+//! crate's ("document 89,813 · measured 89,813 ✓"). Keys are hashed once
+//! with md5 ([`HashWidth`]) into [`HashedKeys`], which carry their width.
 //!
 //! ```
-//! use reshard::{HashWidth, KeySet, Modulo, Movement, Rendezvous};
+//! use reshard::prelude::*;
 //! // Document 002: 200,000 keys, 10 → 11 nodes.
 //! let keys = KeySet::plain(200_000).hashed(HashWidth::Bits128)?;
 //! let modulo = Movement::measure(&keys, &Modulo::new(10)?, &Modulo::new(11)?)?;
@@ -24,48 +35,43 @@
 
 #![warn(missing_docs)]
 
-pub mod check;
+pub mod analysis;
 pub mod error;
-pub mod figures;
 pub mod hash;
 pub mod keys;
-pub mod load;
-pub mod modulo;
-pub mod movement;
-pub mod placement;
-pub mod plot;
-pub mod pyrandom;
-pub mod rendezvous;
-pub mod reproduce;
-pub mod ring;
-pub mod shards;
-pub mod sweep;
-pub mod table;
-pub mod unstable;
+pub mod limits;
+pub mod present;
+pub mod schemes;
+pub mod tutor;
 
-pub use check::{Check, Checks};
+pub use analysis::{
+    ArrangementSweep, CompareSettings, Comparison, LoadReport, LoadSpread, MiddleRemoval, ModuloSweep, Movement,
+    Scheme, VnodeSweep,
+};
 pub use error::{Error, Result};
 pub use hash::{md5_u128, HashWidth};
 pub use keys::{HashedKeys, KeySet};
-pub use load::LoadReport;
-pub use modulo::{modulo_rule, Modulo};
-pub use movement::Movement;
-pub use placement::{letters, named, numbered, Key, NodeId, Placement};
-pub use pyrandom::PyRandom;
-pub use rendezvous::Rendezvous;
-pub use ring::{Ring, RingPoint};
-pub use shards::FixedShards;
-pub use sweep::{ArrangementSweep, ModuloSweep, VnodeSweep};
-pub use unstable::UnstableShards;
-pub mod bounded;
-pub mod jump;
-pub mod ketama;
-pub mod maglev;
-pub mod slots;
-pub use bounded::Bounded;
-pub use jump::{guava_consistent_hash, jump_hash, Jump};
-pub use ketama::{ketama_hash, Ketama};
-pub use maglev::Maglev;
-pub use slots::{crc16, key_slot, Slots};
-pub mod compare;
-pub use compare::{middle_removal, ring_spread, CompareSettings, Comparison, LoadSpread, MiddleRemoval, Scheme};
+pub use schemes::jump::{guava_consistent_hash, jump_hash};
+pub use schemes::ketama::ketama_hash;
+pub use schemes::modulo::modulo_rule;
+pub use schemes::slots::{crc16, key_slot};
+pub use schemes::{
+    letters, numbered, prefixed, Bounded, FixedShards, Jump, Ketama, Key, Locate, Maglev, Modulo, NodeId, Placement,
+    PyRandom, Rendezvous, Ring, Slots, UnstableShards,
+};
+pub use tutor::{Check, Checks};
+
+/// What a notebook needs, in one glob import that shadows nothing of
+/// `std` (no `Result`): `use reshard::prelude::*;`.
+pub mod prelude {
+    pub use crate::analysis::{
+        ArrangementSweep, Comparison, LoadReport, MiddleRemoval, ModuloSweep, Movement, Scheme, VnodeSweep,
+    };
+    pub use crate::present::{load_chart, pct, thousands, Figure, Table};
+    pub use crate::schemes::{
+        letters, numbered, prefixed, Bounded, FixedShards, Jump, Ketama, Key, Locate, Maglev, Modulo, Placement,
+        Rendezvous, Ring, Slots, UnstableShards,
+    };
+    pub use crate::tutor::{Check, Checks};
+    pub use crate::{key_slot, md5_u128, modulo_rule, Error, HashWidth, HashedKeys, KeySet};
+}

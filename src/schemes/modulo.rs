@@ -7,14 +7,15 @@
 //!
 //! ```
 //! use reshard::{modulo_rule, HashWidth, KeySet, Modulo, Movement};
-//! let keys = KeySet::users(100_000).hashed(HashWidth::Bits32).unwrap();
-//! let m = Movement::measure(&keys, &Modulo::new(3).unwrap(), &Modulo::new(4).unwrap()).unwrap();
+//! let keys = KeySet::users(100_000).hashed(HashWidth::Bits32)?;
+//! let m = Movement::measure(&keys, &Modulo::new(3)?, &Modulo::new(4)?)?;
 //! assert_eq!(format!("{:.1}%", 100.0 * m.share()), "75.0%");
 //! assert_eq!(modulo_rule(3, 4), 0.75);
+//! # Ok::<(), reshard::Error>(())
 //! ```
 
-use crate::keys::KeySet;
-use crate::placement::{check_names, numbered, Key, NodeId, Placement};
+use crate::keys::{HashedKeys, KeySet};
+use crate::schemes::{assign_each, check_names, numbered, with_added, without, Key, Locate, NodeId, Placement};
 use crate::{Error, HashWidth, Result};
 use rayon::prelude::*;
 
@@ -28,11 +29,11 @@ pub struct Modulo {
 impl Modulo {
     /// `n` nodes named `"0"` … `"{n-1}"`. Fails on `n == 0`.
     pub fn new(n: usize) -> Result<Self> {
-        Modulo::with_nodes(numbered(n))
+        Modulo::named(numbered(n))
     }
 
     /// Nodes with these names; node `i` owns the keys with `h % N == i`.
-    pub fn with_nodes<I, S>(names: I) -> Result<Self>
+    pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -56,6 +57,22 @@ impl Placement for Modulo {
         &self.nodes
     }
 
+    fn assign(&self, keys: &HashedKeys) -> Vec<NodeId> {
+        assign_each(self, keys)
+    }
+
+    /// Node `name` becomes node N: every key with `h % (N + 1) ≠ h % N` moves.
+    fn add_node(&self, name: &str) -> Result<Self> {
+        Ok(Modulo { nodes: with_added(&self.nodes, name)? })
+    }
+
+    /// The nodes after `name` move down one place, so their keys move too.
+    fn remove_node(&self, name: &str) -> Result<Self> {
+        Ok(Modulo { nodes: without(&self.nodes, name)?.0 })
+    }
+}
+
+impl Locate for Modulo {
     #[inline]
     fn locate(&self, key: Key<'_>) -> NodeId {
         (key.hash % self.nodes.len() as u128) as NodeId
@@ -79,7 +96,8 @@ pub fn modulo_rule(old: usize, new: usize) -> f64 {
     1.0 - old.min(new) as f64 / lcm as f64
 }
 
-fn gcd(mut a: u128, mut b: u128) -> u128 {
+/// Greatest common divisor.
+pub fn gcd(mut a: u128, mut b: u128) -> u128 {
     while b != 0 {
         (a, b) = (b, a % b);
     }
@@ -87,7 +105,7 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
 }
 
 /// Least common multiple.
-pub(crate) fn lcm(a: u128, b: u128) -> u128 {
+pub fn lcm(a: u128, b: u128) -> u128 {
     a / gcd(a, b) * b
 }
 

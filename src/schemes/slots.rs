@@ -11,13 +11,13 @@
 //!
 //! [`Slots::new`] lays the slots out as `redis-cli --cluster create` does
 //! (node `i` gets one contiguous range), and [`Slots::reshard`] /
-//! [`Slots::add_node`] move slots as `redis-cli --cluster reshard` does
+//! [`Placement::add_node`] move slots as `redis-cli --cluster reshard` does
 //! with `all` as the source: each source gives a share proportional to its
 //! slot count, lowest-numbered slots first. The placement reads the key
 //! bytes, not the experiment's md5 hash.
 //!
 //! ```
-//! use reshard::{key_slot, HashWidth, KeySet, Movement, Slots};
+//! use reshard::{key_slot, HashWidth, KeySet, Movement, Placement, Slots};
 //! assert_eq!(key_slot(b"somekey"), 11058); // the CLUSTER KEYSLOT example
 //! assert_eq!(key_slot(b"foo{hash_tag}"), key_slot(b"bar{hash_tag}"));
 //! let three = Slots::new(3)?;
@@ -30,7 +30,11 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
-use crate::placement::{check_names, check_table, index_of, numbered, Key, NodeId, Placement};
+use crate::keys::HashedKeys;
+use crate::schemes::{
+    assign_each, check_names, check_table, count_per_node, index_of, numbered, with_added, without, Key, Locate,
+    NodeId, Placement,
+};
 use crate::{Error, Result};
 
 /// The number of hash slots in a Redis cluster.
@@ -105,9 +109,9 @@ pub struct Slots {
 
 impl Slots {
     /// `n` nodes named `"0"` … `"{n-1}"`, slots laid out as
-    /// `redis-cli --cluster create` does (see [`Slots::with_nodes`]).
+    /// `redis-cli --cluster create` does (see [`Slots::named`]).
     pub fn new(n: usize) -> Result<Self> {
-        Slots::with_nodes(numbered(n))
+        Slots::named(numbered(n))
     }
 
     /// These nodes, each given one contiguous range of slots as
@@ -116,7 +120,7 @@ impl Slots {
     /// 16383), so 3 nodes get 0–5460, 5461–10922 and 10923–16383.
     ///
     /// Fails on no nodes, a repeated name, or more nodes than slots.
-    pub fn with_nodes<I, S>(names: I) -> Result<Self>
+    pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -154,12 +158,9 @@ impl Slots {
     {
         let nodes = check_names(names)?;
         if table.len() != SLOT_COUNT {
-            return Err(Error::Invalid(format!(
-                "the slot table has {} entries: give exactly {SLOT_COUNT}, one node index per slot",
-                table.len()
-            )));
+            return Err(Error::LengthMismatch { what: "slot table entries", expected: SLOT_COUNT, given: table.len() });
         }
-        check_table(&table, nodes.len(), "slot")?;
+        check_table(&table, nodes.len())?;
         Ok(Slots { nodes, table })
     }
 
@@ -170,11 +171,7 @@ impl Slots {
 
     /// How many slots each node serves, in node order.
     pub fn slot_counts(&self) -> Vec<usize> {
-        let mut c = vec![0; self.nodes.len()];
-        for &t in &self.table {
-            c[t as usize] += 1;
-        }
-        c
+        count_per_node(&self.table, self.nodes.len())
     }
 
     /// The slots of node `name` as inclusive ranges `(first, last)`,
@@ -253,34 +250,9 @@ impl Slots {
         Ok(out)
     }
 
-    /// Add node `name`, asking [`Slots::reshard`] for `16384 / (N + 1)`
-    /// slots from all the others: 3 → 4 nodes moves 4096 slots. As in
-    /// redis-cli, each source gives a share proportional to its slots, the
-    /// first rounded up and the rest down, so the new node can receive a
-    /// few less than asked (1,481 of 1,489 at 10 → 11). Only the new node
-    /// receives slots. Fails if `name` is taken.
-    pub fn add_node(&self, name: &str) -> Result<Slots> {
-        if self.nodes.iter().any(|n| n == name) {
-            return Err(Error::DuplicateNode(name.to_string()));
-        }
-        self.reshard(name, SLOT_COUNT / (self.nodes.len() + 1))
-    }
-
-    /// Remove node `name`: its slots, lowest first, go to the remaining
-    /// nodes in node order in contiguous batches as even as possible (the
-    /// first `own % (N − 1)` nodes take one more). This split is this
-    /// crate's choice: redis-cli leaves it to the operator, who must empty
-    /// a node with `reshard` before `del-node`. Only its slots move.
-    ///
-    /// Fails if there is no such node or it is the only one.
-    pub fn remove_node(&self, name: &str) -> Result<Slots> {
-        let gone = index_of(&self.nodes, name)?;
-        if self.nodes.len() == 1 {
-            return Err(Error::Invalid(format!(
-                "{name:?} is the only node: a cluster needs at least 1 node, add another before removing it"
-            )));
-        }
-        let keep = self.nodes.len() - 1;
+    fn removed(&self, name: &str) -> Result<Slots> {
+        let (nodes, gone) = without(&self.nodes, name)?;
+        let keep = nodes.len();
         let own: Vec<usize> = (0..SLOT_COUNT).filter(|&s| self.table[s] == gone).collect();
         let (base, extra) = (own.len() / keep, own.len() % keep);
         let mut table = self.table.clone();
@@ -297,10 +269,8 @@ impl Slots {
                 *t -= 1;
             }
         }
-        let nodes = self.nodes.iter().filter(|n| *n != name).cloned().collect();
         Ok(Slots { nodes, table })
     }
-
 }
 
 impl Placement for Slots {
@@ -308,6 +278,34 @@ impl Placement for Slots {
         &self.nodes
     }
 
+    fn assign(&self, keys: &HashedKeys) -> Vec<NodeId> {
+        assign_each(self, keys)
+    }
+
+    /// Add node `name`, asking [`Slots::reshard`] for `16384 / (N + 1)`
+    /// slots from all the others: 3 → 4 nodes moves 4096 slots. As in
+    /// redis-cli, each source gives a share proportional to its slots, the
+    /// first rounded up and the rest down, so the new node can receive a
+    /// few less than asked (1,481 of 1,489 at 10 → 11). Only the new node
+    /// receives slots. Fails if `name` is taken.
+    fn add_node(&self, name: &str) -> Result<Slots> {
+        with_added(&self.nodes, name)?;
+        self.reshard(name, SLOT_COUNT / (self.nodes.len() + 1))
+    }
+
+    /// Remove node `name`: its slots, lowest first, go to the remaining
+    /// nodes in node order in contiguous batches as even as possible (the
+    /// first `own % (N − 1)` nodes take one more). This split is this
+    /// crate's choice: redis-cli leaves it to the operator, who must empty
+    /// a node with `reshard` before `del-node`. Only its slots move.
+    ///
+    /// Fails if there is no such node or it is the only one.
+    fn remove_node(&self, name: &str) -> Result<Slots> {
+        self.removed(name)
+    }
+}
+
+impl Locate for Slots {
     fn hash_only(&self) -> bool {
         false
     }

@@ -17,7 +17,7 @@
 //!   `sans-serif` font.
 //!
 //! ```
-//! use reshard::plot::{bar_chart, thousands};
+//! use reshard::present::charts::{bar_chart, thousands};
 //!
 //! let fig = bar_chart(
 //!     "Keys per node: 150 points per node evens out the load",

@@ -9,12 +9,15 @@
 //! ```
 //! use reshard::PyRandom;
 //! // Python: random.Random(42).getrandbits(32) == 2746317213
-//! assert_eq!(PyRandom::new(42).getrandbits(32), 2_746_317_213);
+//! assert_eq!(PyRandom::new(42).getrandbits(32)?, 2_746_317_213);
 //! // Python: x = list(range(10)); random.Random(42).shuffle(x)
 //! let mut x: Vec<u32> = (0..10).collect();
 //! PyRandom::new(42).shuffle(&mut x);
 //! assert_eq!(x, [7, 3, 2, 8, 5, 6, 9, 4, 0, 1]);
+//! # Ok::<(), reshard::Error>(())
 //! ```
+
+use crate::{Error, Result};
 
 const N: usize = 624;
 const M: usize = 397;
@@ -106,21 +109,51 @@ impl PyRandom {
         y ^ (y >> 18)
     }
 
-    /// Python's `getrandbits(k)` for `1 ≤ k ≤ 32`.
-    pub fn getrandbits(&mut self, k: u32) -> u32 {
-        debug_assert!((1..=32).contains(&k));
+    /// Python's `getrandbits(k)` for `0 ≤ k ≤ 64`: `k ≤ 32` takes the top
+    /// `k` bits of one output; above 32, the first output is the low word
+    /// and the second output's top `k − 32` bits the high one, as CPython
+    /// fills its words. Fails on `k > 64`.
+    ///
+    /// ```
+    /// use reshard::PyRandom;
+    /// // Python: random.Random(42).getrandbits(40) == 123005401501
+    /// assert_eq!(PyRandom::new(42).getrandbits(40)?, 123_005_401_501);
+    /// assert!(PyRandom::new(42).getrandbits(65).is_err());
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn getrandbits(&mut self, k: u32) -> Result<u64> {
+        match k {
+            0 => Ok(0),
+            1..=32 => Ok(u64::from(self.bits(k))),
+            33..=64 => {
+                let low = u64::from(self.next_u32());
+                Ok(low | u64::from(self.bits(k - 32)) << 32)
+            }
+            _ => Err(Error::Invalid(format!("getrandbits({k}): this generator draws at most 64 bits at a time; use k ≤ 64"))),
+        }
+    }
+
+    /// The top `k` bits of the next output, `1 ≤ k ≤ 32`.
+    #[inline]
+    fn bits(&mut self, k: u32) -> u32 {
         self.next_u32() >> (32 - k)
     }
 
-    /// Python's `_randbelow(n)`: uniform in `0..n` by rejection, `n ≥ 1`,
-    /// `n < 2^32`. Like Python, `n = 1` still draws (bits until a 0).
-    pub fn randbelow(&mut self, n: u32) -> u32 {
+    /// Python's `_randbelow(n)`: uniform in `0..n` by rejection. Like
+    /// Python, `n = 1` still draws (bits until a 0). Fails on `n = 0`, an
+    /// empty range, where Python's `randrange(0)` raises.
+    pub fn randbelow(&mut self, n: u32) -> Result<u32> {
         if n == 0 {
-            return 0;
+            return Err(Error::Invalid("randbelow(0): the range 0..0 is empty; use n ≥ 1".into()));
         }
+        Ok(self.below(n))
+    }
+
+    /// `randbelow` for `n ≥ 1`.
+    fn below(&mut self, n: u32) -> u32 {
         let k = 32 - n.leading_zeros();
         loop {
-            let r = self.getrandbits(k);
+            let r = self.bits(k);
             if r < n {
                 return r;
             }
@@ -131,7 +164,7 @@ impl PyRandom {
     /// with `x[randbelow(i + 1)]`.
     pub fn shuffle<T>(&mut self, x: &mut [T]) {
         for i in (1..x.len()).rev() {
-            let j = self.randbelow(i as u32 + 1) as usize;
+            let j = self.below(i as u32 + 1) as usize;
             x.swap(i, j);
         }
     }

@@ -9,19 +9,23 @@
 //!
 //! ```
 //! use reshard::{letters, ArrangementSweep, HashWidth, KeySet};
-//! let keys = KeySet::users(100_000).hashed(HashWidth::Bits32).unwrap();
-//! let s = ArrangementSweep::run(&keys, &letters("ABC"), &letters("ABCD"), 150, 30).unwrap();
+//! let keys = KeySet::users(100_000).hashed(HashWidth::Bits32)?;
+//! let s = ArrangementSweep::run(&keys, &letters("ABC"), &letters("ABCD"), 150, 30)?;
 //! assert_eq!(format!("{:.1}%–{:.1}%", 100.0 * s.min_share(), 100.0 * s.max_share()), "21.5%–28.2%");
 //! assert_eq!((s.smallest_node(), s.largest_node()), (21_055, 29_917));
+//! # Ok::<(), reshard::Error>(())
 //! ```
+//!
+//! A sweep never builds per-key owner lists: keys sorted by hash once and
+//! each pair of rings' sorted points are walked together, counting the
+//! movers and the loads in one pass per arrangement, arrangements on all
+//! cores.
 
 use crate::keys::HashedKeys;
-use crate::load::LoadReport;
-use crate::modulo::{modulo_rule, Modulo};
-use crate::movement::Movement;
-use crate::ring::Ring;
-use crate::table::{pct, shows_as_table, thousands, Table};
-use crate::{Error, Result};
+use crate::schemes::modulo::modulo_rule;
+use crate::schemes::ring::{Ring, Sorted};
+use crate::schemes::NodeId;
+use crate::{limits, Error, HashWidth, Result};
 use rayon::prelude::*;
 
 /// One arrangement of a sweep.
@@ -44,10 +48,10 @@ pub struct Arrangement {
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ArrangementSweep {
-    vnodes: usize,
-    old_nodes: Vec<String>,
-    new_nodes: Vec<String>,
-    rows: Vec<Arrangement>,
+    pub(crate) vnodes: usize,
+    pub(crate) old_nodes: Vec<String>,
+    pub(crate) new_nodes: Vec<String>,
+    pub(crate) rows: Vec<Arrangement>,
 }
 
 /// The salt of arrangement `s` as document `000` writes it: `"{s}:"`.
@@ -55,38 +59,93 @@ pub fn salt(s: usize) -> String {
     format!("{s}:")
 }
 
+/// Refuse, before any work, a sweep over the crate's limits or with bad
+/// parameters.
+fn check_sweep(keys: &HashedKeys, old: &[String], new: &[String], vnodes: usize, count: usize) -> Result<()> {
+    if count == 0 {
+        return Err(Error::Invalid("no arrangements: use a count of at least 1 (document 000 uses 30)".into()));
+    }
+    limits::check_hint(
+        "key placements (keys × arrangements × 2 rings)",
+        limits::product(keys.len(), count).saturating_mul(2),
+        limits::MAX_PLACEMENTS,
+        "use fewer keys or fewer arrangements",
+    )?;
+    limits::check_hint(
+        "ring points hashed (nodes before and after × vnodes × arrangements)",
+        limits::product(old.len() + new.len(), vnodes).saturating_mul(count as u128),
+        limits::MAX_HASHES,
+        "use fewer arrangements, nodes or points per node",
+    )
+}
+
+/// Keys (ascending hashes) against two rings at once: how many change
+/// node (by name: `same[j]` is the old index of new node `j`) and how many
+/// each new node holds.
+fn walk<H: Ord + Copy>(
+    sorted: &[u128],
+    reduce: impl Fn(u128) -> H,
+    old: &Sorted<H>,
+    new: &Sorted<H>,
+    same: &[NodeId],
+) -> (u64, Vec<u64>) {
+    let (mut i, mut j) = (0, 0);
+    let mut moved = 0u64;
+    let mut load = vec![0u64; same.len()];
+    for &h in sorted {
+        let h = reduce(h);
+        while i < old.hashes.len() && old.hashes[i] < h {
+            i += 1;
+        }
+        while j < new.hashes.len() && new.hashes[j] < h {
+            j += 1;
+        }
+        let a = old.nodes[if i == old.hashes.len() { 0 } else { i }];
+        let b = new.nodes[if j == new.hashes.len() { 0 } else { j }];
+        moved += u64::from(same[b as usize] != a);
+        load[b as usize] += 1;
+    }
+    (moved, load)
+}
+
 impl ArrangementSweep {
     /// Old ring → new ring, `vnodes` points per node, over the
     /// arrangements with salts `"0:"` … `"{count-1}:"`. Loads are measured
     /// on the new ring.
     pub fn run(keys: &HashedKeys, old_nodes: &[String], new_nodes: &[String], vnodes: usize, count: usize) -> Result<Self> {
+        check_sweep(keys, old_nodes, new_nodes, vnodes, count)?;
         ArrangementSweep::with_salts(keys, old_nodes, new_nodes, vnodes, (0..count).map(salt).collect())
     }
 
     /// The same over any list of salts.
     pub fn with_salts(keys: &HashedKeys, old_nodes: &[String], new_nodes: &[String], vnodes: usize, salts: Vec<String>) -> Result<Self> {
-        if salts.is_empty() {
-            return Err(Error::Invalid("no arrangements: use a count of at least 1 (document 000 uses 30)".into()));
-        }
-        // validate once, with the user's own names, before the parallel part
-        Ring::new(old_nodes.iter().cloned(), vnodes)?;
-        Ring::new(new_nodes.iter().cloned(), vnodes)?;
-        keys.sorted_order();
+        check_sweep(keys, old_nodes, new_nodes, vnodes, salts.len())?;
+        let old = Ring::named(old_nodes.iter().cloned())?.with_vnodes(vnodes)?;
+        let new = Ring::named(new_nodes.iter().cloned())?.with_vnodes(vnodes)?;
+        // new node index -> old node index of the same name
+        let same: Vec<NodeId> = new_nodes
+            .iter()
+            .map(|n| old_nodes.iter().position(|o| o == n).map_or(NodeId::MAX, |i| i as NodeId))
+            .collect();
+        let width = keys.width();
+        let sorted = keys.sorted_hashes();
         let rows = salts
             .into_par_iter()
-            .map(|salt| -> Result<Arrangement> {
-                let old = Ring::salted(old_nodes.iter().cloned(), vnodes, &salt)?;
-                let new = Ring::salted(new_nodes.iter().cloned(), vnodes, &salt)?;
-                let m = Movement::measure(keys, &old, &new)?;
-                let load = m.load_after();
-                let on_new: Vec<u64> = new_nodes
-                    .iter()
-                    .map(|n| m.nodes().iter().position(|x| x == n).map_or(0, |i| load[i]))
-                    .collect();
-                let report = LoadReport::from_counts(new_nodes.to_vec(), on_new);
-                Ok(Arrangement { salt, moved_share: m.share(), moved: m.moved(), min_load: report.min(), max_load: report.max() })
+            .map(|salt| {
+                let (a, b) = (old.clone().with_salt(salt.clone()), new.clone().with_salt(salt.clone()));
+                let (moved, load) = match width {
+                    HashWidth::Bits32 => walk(sorted, |h| h as u32, a.sorted32(), b.sorted32(), &same),
+                    HashWidth::Bits128 => walk(sorted, |h| h, a.sorted128(), b.sorted128(), &same),
+                };
+                Arrangement {
+                    salt,
+                    moved_share: moved as f64 / keys.len() as f64,
+                    moved,
+                    min_load: load.iter().copied().min().unwrap_or(0),
+                    max_load: load.iter().copied().max().unwrap_or(0),
+                }
             })
-            .collect::<Result<Vec<_>>>()?;
+            .collect();
         Ok(ArrangementSweep { vnodes, old_nodes: old_nodes.to_vec(), new_nodes: new_nodes.to_vec(), rows })
     }
 
@@ -138,40 +197,22 @@ impl ArrangementSweep {
         added as f64 / self.new_nodes.len() as f64
     }
 
-    /// The summary line of document `000`'s sweep as a table row set.
-    pub fn table(&self) -> Table {
-        let mut t = Table::new(
-            format!(
-                "{} → {} nodes, {} point(s) per node, {} arrangements",
-                self.old_nodes.len(),
-                self.new_nodes.len(),
-                self.vnodes,
-                self.rows.len()
-            ),
-            ["", "value"],
-        );
-        t.row(["moved, least", &pct(self.min_share(), 1)]);
-        t.row(["moved, most", &pct(self.max_share(), 1)]);
-        t.row(["moved, mean", &pct(self.mean_share(), 1)]);
-        t.row(["ideal", &pct(self.ideal_share(), 2)]);
-        t.row(["smallest node held", &thousands(self.smallest_node())]);
-        t.row(["largest node held", &thousands(self.largest_node())]);
-        t
-    }
 }
 
-shows_as_table!(ArrangementSweep);
 
 /// Arrangement sweeps over several vnode counts.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct VnodeSweep {
-    sweeps: Vec<ArrangementSweep>,
+    pub(crate) sweeps: Vec<ArrangementSweep>,
 }
 
 impl VnodeSweep {
     /// One [`ArrangementSweep`] per vnode count.
     pub fn run(keys: &HashedKeys, old_nodes: &[String], new_nodes: &[String], vnodes: &[usize], count: usize) -> Result<Self> {
+        for &v in vnodes {
+            check_sweep(keys, old_nodes, new_nodes, v, count)?;
+        }
         let sweeps = vnodes
             .iter()
             .map(|&v| ArrangementSweep::run(keys, old_nodes, new_nodes, v, count))
@@ -204,31 +245,8 @@ impl VnodeSweep {
         &self.sweeps
     }
 
-    /// One row per vnode count.
-    pub fn table(&self) -> Table {
-        let mut t = Table::new(
-            "share moved over arrangements, by points per node",
-            ["points", "least", "mean", "most", "std dev", "smallest node", "largest node"],
-        );
-        for s in &self.sweeps {
-            t.row([
-                s.vnodes().to_string(),
-                pct(s.min_share(), 1),
-                pct(s.mean_share(), 1),
-                pct(s.max_share(), 1),
-                pct(s.std_dev_share(), 2),
-                thousands(s.smallest_node()),
-                thousands(s.largest_node()),
-            ]);
-        }
-        if let Some(s) = self.sweeps.first() {
-            t.note(format!("ideal share {}", pct(s.ideal_share(), 2)));
-        }
-        t
-    }
 }
 
-shows_as_table!(VnodeSweep);
 
 /// One `hash % N` change, measured and predicted.
 #[derive(Debug, Clone, PartialEq)]
@@ -250,25 +268,42 @@ pub struct ModuloRow {
     pub floor: f64,
 }
 
+/// Keys whose `h % old` and `h % new` differ, on all cores.
+fn moved_modulo(hashes: &[u128], old: usize, new: usize) -> u64 {
+    let (o, n) = (old as u128, new as u128);
+    hashes.par_chunks(1 << 14).map(|c| c.iter().filter(|&&h| h % o != h % n).count() as u64).sum()
+}
+
 /// `hash % N` over several (old, new) node counts.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ModuloSweep {
-    rows: Vec<ModuloRow>,
+    pub(crate) rows: Vec<ModuloRow>,
 }
 
 impl ModuloSweep {
     /// Measure each `(old, new)` pair on the same keys.
     pub fn run(keys: &HashedKeys, pairs: &[(usize, usize)]) -> Result<Self> {
+        for &(old, new) in pairs {
+            if old == 0 || new == 0 {
+                return Err(Error::NoNodes);
+            }
+        }
+        limits::check_hint(
+            "key placements (keys × node-count pairs)",
+            limits::product(keys.len(), pairs.len()),
+            limits::MAX_PLACEMENTS,
+            "use fewer keys or fewer pairs",
+        )?;
         let rows = pairs
             .iter()
             .map(|&(old, new)| {
-                let m = Movement::measure(keys, &Modulo::new(old)?, &Modulo::new(new)?)?;
+                let moved = moved_modulo(keys.hashes(), old, new);
                 Ok(ModuloRow {
                     old,
                     new,
-                    moved: m.moved(),
-                    measured: m.share(),
+                    moved,
+                    measured: moved as f64 / keys.len() as f64,
                     rule: modulo_rule(old, new),
                     lesson: 1.0 - 1.0 / old as f64,
                     floor: old.abs_diff(new) as f64 / old.max(new) as f64,
@@ -283,24 +318,5 @@ impl ModuloSweep {
         &self.rows
     }
 
-    /// Measured beside the rule, the lesson's formula and the floor.
-    pub fn table(&self) -> Table {
-        let mut t = Table::new(
-            "hash % N: measured share moved vs the min/lcm rule",
-            ["old → new", "moved", "measured", "1 − min/lcm", "1 − 1/old", "floor"],
-        );
-        for r in &self.rows {
-            t.row([
-                format!("{} → {}", r.old, r.new),
-                thousands(r.moved),
-                pct(r.measured, 1),
-                pct(r.rule, 1),
-                pct(r.lesson, 1),
-                pct(r.floor, 1),
-            ]);
-        }
-        t
-    }
 }
 
-shows_as_table!(ModuloSweep);

@@ -18,9 +18,9 @@
 //! bytes). The key's hash is the experiment's md5 ([`HashWidth`]).
 //!
 //! ```
-//! use reshard::{named, HashWidth, KeySet, Maglev, Movement};
+//! use reshard::{prefixed, HashWidth, KeySet, Maglev, Movement, Placement};
 //! let keys = KeySet::plain(50_000).hashed(HashWidth::Bits128)?;
-//! let ten = Maglev::new(named("B", 10))?;                 // M = 65537
+//! let ten = Maglev::named(prefixed("B", 10))?;            // M = 65537
 //! assert!(ten.entry_counts().iter().all(|&c| c == 6553 || c == 6554));
 //! let nine = ten.remove_node("B3")?;
 //! let m = Movement::measure(&keys, &ten, &nine)?;
@@ -31,7 +31,8 @@
 //!
 //! [`HashWidth`]: crate::HashWidth
 
-use crate::placement::{check_names, Key, NodeId, Placement};
+use crate::keys::HashedKeys;
+use crate::schemes::{assign_each, check_names, count_per_node, index_of, numbered, with_added, without, Key, Locate, NodeId, Placement};
 use crate::{md5_u128, Error, Result};
 
 /// The table size the paper uses for its examples, and the default here.
@@ -59,30 +60,36 @@ pub struct Maglev {
 }
 
 impl Maglev {
-    /// Backends with these names and a table of [`DEFAULT_TABLE_SIZE`]
-    /// (65537) entries.
-    pub fn new<I, S>(names: I) -> Result<Self>
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-    {
-        Maglev::with_table_size(names, DEFAULT_TABLE_SIZE)
+    /// `n` backends named `"0"` … `"{n-1}"` and a table of
+    /// [`DEFAULT_TABLE_SIZE`] (65537) entries.
+    pub fn new(n: usize) -> Result<Self> {
+        Maglev::named(numbered(n))
     }
 
-    /// Backends with these names and a table of `size` entries.
-    ///
-    /// Fails on no backends, a repeated name, a `size` that is not prime,
-    /// is larger than [`MAX_TABLE_SIZE`], or is smaller than the number of
-    /// backends.
-    pub fn with_table_size<I, S>(names: I, size: usize) -> Result<Self>
+    /// Backends with these names and a table of [`DEFAULT_TABLE_SIZE`]
+    /// entries. Fails on no backends, a repeated name, or more backends
+    /// than entries.
+    pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
         let nodes = check_names(names)?;
+        let size = DEFAULT_TABLE_SIZE;
         check_size(size, nodes.len())?;
         let prefs = nodes.iter().map(|n| generated(n, size)).collect();
         Ok(Maglev::build(nodes, prefs, size))
+    }
+
+    /// The same backends with a table of `size` entries (their preferences
+    /// drawn again for the new size).
+    ///
+    /// Fails on a `size` that is not prime, is larger than
+    /// [`MAX_TABLE_SIZE`], or is smaller than the number of backends.
+    pub fn with_table_size(self, size: usize) -> Result<Self> {
+        check_size(size, self.nodes.len())?;
+        let prefs = self.nodes.iter().map(|n| generated(n, size)).collect();
+        Ok(Maglev::build(self.nodes, prefs, size))
     }
 
     /// Backends with explicit preference lists: `permutations[i]` lists
@@ -148,39 +155,6 @@ impl Maglev {
         Ok(Maglev::build(nodes, prefs, size))
     }
 
-    /// The same table without backend `name`: the other backends keep
-    /// their preference lists and the table is filled again.
-    ///
-    /// Fails if there is no such backend or it is the only one.
-    pub fn remove_node(&self, name: &str) -> Result<Maglev> {
-        let gone = self.nodes.iter().position(|n| n == name).ok_or_else(|| Error::UnknownNode(name.to_string()))?;
-        if self.nodes.len() == 1 {
-            return Err(Error::Invalid(format!(
-                "{name:?} is the only backend: Maglev needs at least 1 backend, add another before removing it"
-            )));
-        }
-        let mut nodes = self.nodes.clone();
-        let mut prefs = self.prefs.clone();
-        nodes.remove(gone);
-        prefs.remove(gone);
-        Ok(Maglev::build(nodes, prefs, self.size))
-    }
-
-    /// The same table with backend `name` added (its preferences from its
-    /// name); the others keep theirs.
-    ///
-    /// Fails if the name is taken, the table size is not prime (explicit
-    /// permutations), or the table would have fewer entries than backends.
-    pub fn add_node(&self, name: &str) -> Result<Maglev> {
-        let mut nodes = self.nodes.clone();
-        nodes.push(name.to_string());
-        let nodes = check_names(nodes)?;
-        check_size(self.size, nodes.len())?;
-        let mut prefs = self.prefs.clone();
-        prefs.push(generated(name, self.size));
-        Ok(Maglev::build(nodes, prefs, self.size))
-    }
-
     /// The table size M.
     pub fn table_size(&self) -> usize {
         self.size
@@ -193,16 +167,12 @@ impl Maglev {
 
     /// How many table entries each backend owns, in backend order.
     pub fn entry_counts(&self) -> Vec<usize> {
-        let mut c = vec![0; self.nodes.len()];
-        for &t in &self.table {
-            c[t as usize] += 1;
-        }
-        c
+        count_per_node(&self.table, self.nodes.len())
     }
 
     /// Backend `name`'s preference list: every entry `0..M` in its order.
     pub fn permutation(&self, name: &str) -> Result<Vec<u32>> {
-        let i = self.nodes.iter().position(|n| n == name).ok_or_else(|| Error::UnknownNode(name.to_string()))?;
+        let i = index_of(&self.nodes, name)? as usize;
         Ok(match &self.prefs[i] {
             Preference::Explicit(p) => p.clone(),
             &Preference::Generated { offset, skip } => {
@@ -313,6 +283,36 @@ impl Placement for Maglev {
         &self.nodes
     }
 
+    fn assign(&self, keys: &HashedKeys) -> Vec<NodeId> {
+        assign_each(self, keys)
+    }
+
+    /// The same table with backend `name` added (its preferences from its
+    /// name); the others keep theirs and the table is filled again.
+    ///
+    /// Fails if the name is taken, the table size is not prime (explicit
+    /// permutations), or the table would have fewer entries than backends.
+    fn add_node(&self, name: &str) -> Result<Maglev> {
+        let nodes = with_added(&self.nodes, name)?;
+        check_size(self.size, nodes.len())?;
+        let mut prefs = self.prefs.clone();
+        prefs.push(generated(name, self.size));
+        Ok(Maglev::build(nodes, prefs, self.size))
+    }
+
+    /// The same table without backend `name`: the other backends keep
+    /// their preference lists and the table is filled again.
+    ///
+    /// Fails if there is no such backend or it is the only one.
+    fn remove_node(&self, name: &str) -> Result<Maglev> {
+        let (nodes, gone) = without(&self.nodes, name)?;
+        let mut prefs = self.prefs.clone();
+        prefs.remove(gone as usize);
+        Ok(Maglev::build(nodes, prefs, self.size))
+    }
+}
+
+impl Locate for Maglev {
     #[inline]
     fn locate(&self, key: Key<'_>) -> NodeId {
         self.table[(key.hash % self.size as u128) as usize]

@@ -4,7 +4,7 @@
 //! `evcxr_display`, which emits an HTML table and a plain-text form.
 //!
 //! ```
-//! use reshard::table::{thousands, Table};
+//! use reshard::present::{thousands, Table};
 //! let mut t = Table::new("keys per node", ["node", "keys"]);
 //! t.row(["A", &thousands(31_186)]);
 //! assert!(t.to_text().contains("31,186"));
@@ -132,14 +132,6 @@ pub fn emit(text: &str, html: &str) {
 
 fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
-}
-
-pub use crate::plot::thousands;
-
-/// A share as a percentage with `decimals` digits: `pct(0.9087, 2)` is
-/// `"90.87%"`.
-pub fn pct(share: f64, decimals: usize) -> String {
-    format!("{:.*}%", decimals, 100.0 * share)
 }
 
 /// Implement `Display` and `evcxr_display` for a type with a

@@ -11,28 +11,32 @@
 //! the plain ring (with `ε ≥ n − 1` no node can fill up at all).
 //!
 //! The owner of a key depends on all the keys placed before it, so this is
-//! not a per-key rule: [`Placement::assign`] places the whole key set, in
-//! key index order (key 0 first), and that order is part of the result.
-//! [`Placement::locate`] cannot know the other keys and answers with the
-//! plain ring's owner.
+//! not a per-key rule and `Bounded` does not implement
+//! [`Locate`](crate::Locate): [`Placement::assign`] places the whole key
+//! set, in key index order (key 0 first), and that order is part of the
+//! result.
 //!
 //! ```
 //! use reshard::{letters, Bounded, HashWidth, KeySet, LoadReport, Ring};
 //! let keys = KeySet::users(100_000).hashed(HashWidth::Bits32)?;
-//! let plain = LoadReport::measure(&keys, &Ring::new(letters("ABCD"), 1)?);
+//! let plain = LoadReport::measure(&keys, &Ring::named(letters("ABCD"))?)?;
 //! assert_eq!(plain.max(), 31_186); // document 000: one point per node
-//! let bounded = Bounded::new(letters("ABCD"), 1, 0.25)?;
-//! let load = LoadReport::measure(&keys, &bounded);
+//! let bounded = Bounded::named(letters("ABCD"))?.with_epsilon(0.25)?;
+//! let load = LoadReport::measure(&keys, &bounded)?;
 //! assert_eq!(bounded.capacity(keys.len()), 31_250);
 //! assert!(load.max() <= 31_250);
-//! let tight = Bounded::new(letters("ABCD"), 1, 0.01)?;
-//! assert!(LoadReport::measure(&keys, &tight).max() <= 25_250);
+//! let tight = bounded.with_epsilon(0.01)?;
+//! assert!(LoadReport::measure(&keys, &tight)?.max() <= 25_250);
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
 use crate::keys::HashedKeys;
-use crate::placement::{Key, NodeId, Placement};
+use crate::schemes::{NodeId, Placement};
 use crate::{Error, Result, Ring};
+
+/// The ε of [`Bounded::new`] and [`Bounded::named`]: each node holds at
+/// most 1.25 times its fair share.
+pub const DEFAULT_EPSILON: f64 = 0.25;
 
 /// A consistent-hash ring whose nodes hold at most `⌈(1 + ε) · m / n⌉` keys.
 #[derive(Debug, Clone)]
@@ -42,28 +46,36 @@ pub struct Bounded {
 }
 
 impl Bounded {
-    /// A [`Ring`] over these nodes with `vnodes` points each, bounded by
-    /// `epsilon`.
-    ///
-    /// Fails on no nodes, a repeated name, `vnodes == 0`, or an `epsilon`
-    /// that is not a finite number above 0.
-    pub fn new<I, S>(nodes: I, vnodes: usize, epsilon: f64) -> Result<Self>
+    /// `n` nodes named `"0"` … `"{n-1}"` on a ring with one point each,
+    /// bounded by [`DEFAULT_EPSILON`].
+    pub fn new(n: usize) -> Result<Self> {
+        Ok(Bounded { ring: Ring::new(n)?, epsilon: DEFAULT_EPSILON })
+    }
+
+    /// Nodes with these names on a ring with one point each, bounded by
+    /// [`DEFAULT_EPSILON`].
+    pub fn named<I, S>(nodes: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        Bounded::from_ring(Ring::new(nodes, vnodes)?, epsilon)
+        Ok(Bounded { ring: Ring::named(nodes)?, epsilon: DEFAULT_EPSILON })
     }
 
-    /// Bound an existing ring. Fails on an `epsilon` that is not a finite
-    /// number above 0.
-    pub fn from_ring(ring: Ring, epsilon: f64) -> Result<Self> {
+    /// The same, with `vnodes` points per node on the ring.
+    pub fn with_vnodes(self, vnodes: usize) -> Result<Self> {
+        Ok(Bounded { ring: self.ring.with_vnodes(vnodes)?, ..self })
+    }
+
+    /// The same, bounded by `epsilon`. Fails on an `epsilon` that is not a
+    /// finite number above 0.
+    pub fn with_epsilon(self, epsilon: f64) -> Result<Self> {
         if !(epsilon.is_finite() && epsilon > 0.0) {
             return Err(Error::Invalid(format!(
                 "epsilon {epsilon} is not a finite number above 0: use e.g. 0.25 (each node holds at most 1 + epsilon times the fair share)"
             )));
         }
-        Ok(Bounded { ring, epsilon })
+        Ok(Bounded { epsilon, ..self })
     }
 
     /// The ε of the bound.
@@ -71,7 +83,7 @@ impl Bounded {
         self.epsilon
     }
 
-    /// The underlying ring (whose owners [`Placement::locate`] returns).
+    /// The underlying ring: the owners before any node fills up.
     pub fn ring(&self) -> &Ring {
         &self.ring
     }
@@ -113,10 +125,14 @@ impl Placement for Bounded {
         self.ring.nodes()
     }
 
-    /// The plain ring's owner: one key alone cannot see the loads.
-    #[inline]
-    fn locate(&self, key: Key<'_>) -> NodeId {
-        self.ring.locate(key)
+    /// The ring gains the node; the bound is recomputed for one more node.
+    fn add_node(&self, name: &str) -> Result<Self> {
+        Ok(Bounded { ring: self.ring.add_node(name)?, epsilon: self.epsilon })
+    }
+
+    /// The ring loses the node; the bound is recomputed for one node fewer.
+    fn remove_node(&self, name: &str) -> Result<Self> {
+        Ok(Bounded { ring: self.ring.remove_node(name)?, epsilon: self.epsilon })
     }
 
     /// Place the keys in key index order, each on the first node at or

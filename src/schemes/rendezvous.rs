@@ -12,16 +12,17 @@
 //!
 //! ```
 //! use reshard::{HashWidth, KeySet, Movement, Rendezvous};
-//! let keys = KeySet::plain(20_000).hashed(HashWidth::Bits128).unwrap();
-//! let ten = Rendezvous::new(10).unwrap();
-//! let eleven = Rendezvous::new(11).unwrap();
-//! let m = Movement::measure(&keys, &ten, &eleven).unwrap();
+//! let keys = KeySet::plain(20_000).hashed(HashWidth::Bits128)?;
+//! let ten = Rendezvous::new(10)?;
+//! let eleven = Rendezvous::new(11)?;
+//! let m = Movement::measure(&keys, &ten, &eleven)?;
 //! assert_eq!(m.between_kept(), 0);          // nobody hops between old nodes
 //! assert_eq!(m.to_added(), m.moved());      // every mover lands on node 10
+//! # Ok::<(), reshard::Error>(())
 //! ```
 
 use crate::keys::HashedKeys;
-use crate::placement::{check_names, numbered, Key, NodeId, Placement, CHUNK};
+use crate::schemes::{check_names, index_of, numbered, with_added, without, Key, Locate, NodeId, Placement, CHUNK};
 use crate::{md5_u128, Error, HashWidth, Result};
 use rayon::prelude::*;
 
@@ -37,45 +38,42 @@ pub struct Rendezvous {
 impl Rendezvous {
     /// `n` nodes named `"0"` … `"{n-1}"`, as in document `002`.
     pub fn new(n: usize) -> Result<Self> {
-        Rendezvous::with_nodes(numbered(n))
+        Rendezvous::named(numbered(n))
     }
 
     /// Nodes with these names, all of weight 1.
-    pub fn with_nodes<I, S>(names: I) -> Result<Self>
+    pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let nodes = check_names(names)?;
-        let suffixes = nodes.iter().map(|n| format!(":{n}").into_bytes()).collect();
-        Ok(Rendezvous { nodes, suffixes, weights: None })
+        Ok(Rendezvous::build(check_names(names)?, None))
     }
 
-    /// Nodes with these names and weights (one finite weight > 0 each).
+    fn build(nodes: Vec<String>, weights: Option<Vec<f64>>) -> Self {
+        let suffixes = nodes.iter().map(|n| format!(":{n}").into_bytes()).collect();
+        Rendezvous { nodes, suffixes, weights }
+    }
+
+    /// The same nodes with these weights (one finite weight > 0 each).
     ///
     /// ```
     /// use reshard::{Error, Rendezvous};
-    /// assert!(Rendezvous::weighted(["a", "b"], [1.0, 3.0]).is_ok());
-    /// assert!(matches!(Rendezvous::weighted(["a", "b"], [1.0, 0.0]), Err(Error::BadWeight { .. })));
+    /// assert!(Rendezvous::named(["a", "b"])?.with_weights([1.0, 3.0]).is_ok());
+    /// assert!(matches!(Rendezvous::new(2)?.with_weights([1.0, 0.0]), Err(Error::BadWeight { .. })));
+    /// # Ok::<(), reshard::Error>(())
     /// ```
-    pub fn weighted<I, S, W>(names: I, weights: W) -> Result<Self>
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-        W: IntoIterator<Item = f64>,
-    {
-        let mut r = Rendezvous::with_nodes(names)?;
+    pub fn with_weights<W: IntoIterator<Item = f64>>(self, weights: W) -> Result<Self> {
         let weights: Vec<f64> = weights.into_iter().collect();
-        if weights.len() != r.nodes.len() {
-            return Err(Error::WeightCount { nodes: r.nodes.len(), weights: weights.len() });
+        if weights.len() != self.nodes.len() {
+            return Err(Error::LengthMismatch { what: "weights for nodes", expected: self.nodes.len(), given: weights.len() });
         }
-        for (n, &w) in r.nodes.iter().zip(&weights) {
+        for (n, &w) in self.nodes.iter().zip(&weights) {
             if !(w.is_finite() && w > 0.0) {
                 return Err(Error::BadWeight { node: n.clone(), weight: format!("{w}") });
             }
         }
-        r.weights = Some(weights);
-        Ok(r)
+        Ok(Rendezvous::build(self.nodes, Some(weights)))
     }
 
     /// The weights, if this is the weighted variant.
@@ -83,24 +81,22 @@ impl Rendezvous {
         self.weights.as_deref()
     }
 
-    /// The raw score of node `i` for a key: md5 of `"{key}:{name}"`.
-    pub fn score(&self, key: &str, node: usize, width: HashWidth) -> u128 {
-        let mut buf = key.as_bytes().to_vec();
-        buf.extend_from_slice(&self.suffixes[node]);
-        width.hash(&buf)
-    }
-
-    /// The name of the node that owns `key`.
+    /// The raw score of node `node` for a key: md5 of `"{key}:{node}"` at
+    /// the key's width. Fails on an unknown node.
     ///
     /// ```
-    /// use reshard::{HashWidth, Rendezvous};
-    /// let r = Rendezvous::new(3).unwrap();
-    /// let best = (0..3).max_by_key(|&i| (r.score("key7", i, HashWidth::Bits128), std::cmp::Reverse(i))).unwrap();
-    /// assert_eq!(r.lookup("key7", HashWidth::Bits128), best.to_string());
+    /// use reshard::{HashWidth, Key, Locate, Rendezvous};
+    /// let r = Rendezvous::new(3)?;
+    /// let key = Key::new("key7", HashWidth::Bits128);
+    /// let best = ["0", "1", "2"].into_iter().max_by_key(|n| r.score(key, n).unwrap()).unwrap();
+    /// assert_eq!(r.owner(key), best);
+    /// # Ok::<(), reshard::Error>(())
     /// ```
-    pub fn lookup(&self, key: &str, width: HashWidth) -> &str {
-        let id = self.locate(Key { bytes: key.as_bytes(), hash: 0, width });
-        &self.nodes[id as usize]
+    pub fn score(&self, key: Key<'_>, node: &str) -> Result<u128> {
+        let i = index_of(&self.nodes, node)? as usize;
+        let mut buf = key.bytes.to_vec();
+        buf.extend_from_slice(&self.suffixes[i]);
+        Ok(key.width.hash(&buf))
     }
 
     /// The argmax over `raw` scores (one per node, in node order), applying
@@ -148,11 +144,7 @@ fn raw_score(buf: &mut Vec<u8>, key_len: usize, suffix: &[u8], width: HashWidth)
     width.reduce(md5_u128(buf))
 }
 
-impl Placement for Rendezvous {
-    fn nodes(&self) -> &[String] {
-        &self.nodes
-    }
-
+impl Locate for Rendezvous {
     fn hash_only(&self) -> bool {
         false
     }
@@ -177,8 +169,45 @@ impl Placement for Rendezvous {
         self.best(raw, key.width)
     }
 
+}
+
+impl Placement for Rendezvous {
+    fn nodes(&self) -> &[String] {
+        &self.nodes
+    }
+
     fn assign(&self, keys: &HashedKeys) -> Vec<NodeId> {
         self.assign_both(None, keys).0
+    }
+
+    fn check_cost(&self, keys: &HashedKeys) -> Result<()> {
+        crate::limits::check_hint(
+            "rendezvous scores (keys × nodes)",
+            crate::limits::product(keys.len(), self.nodes.len()),
+            crate::limits::MAX_HASHES,
+            "use fewer keys or fewer nodes",
+        )
+    }
+
+    /// A new node (of weight 1 when weighted) adds one score per key; it
+    /// wins only the keys where its score is the highest.
+    fn add_node(&self, name: &str) -> Result<Self> {
+        let nodes = with_added(&self.nodes, name)?;
+        let weights = self.weights.clone().map(|mut w| {
+            w.push(1.0);
+            w
+        });
+        Ok(Rendezvous::build(nodes, weights))
+    }
+
+    /// The node's scores go; only its keys move.
+    fn remove_node(&self, name: &str) -> Result<Self> {
+        let (nodes, gone) = without(&self.nodes, name)?;
+        let weights = self.weights.clone().map(|mut w| {
+            w.remove(gone as usize);
+            w
+        });
+        Ok(Rendezvous::build(nodes, weights))
     }
 
     /// Hashes each `(key, node)` pair once even when both placements score

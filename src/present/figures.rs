@@ -1,19 +1,25 @@
-//! Pictures of the results: each result type draws itself with [`plot`](crate::plot).
+//! Pictures of the results: each result type draws itself with [`charts`](crate::present::charts).
 //!
-//! Every method returns a chart builder from [`plot`](crate::plot); end a
+//! Every method returns a chart builder from [`charts`](crate::present::charts); end a
 //! notebook cell with it to see the picture, or call `.build()` for the
 //! SVG. The titles say what to look for; change them with `.subtitle(..)`.
 //!
 //! ```
 //! use reshard::{HashWidth, KeySet, Modulo, Movement};
-//! let keys = KeySet::plain(11_000).hashed(HashWidth::Bits128).unwrap();
-//! let m = Movement::measure(&keys, &Modulo::new(10).unwrap(), &Modulo::new(11).unwrap()).unwrap();
+//! let keys = KeySet::plain(11_000).hashed(HashWidth::Bits128)?;
+//! let m = Movement::measure(&keys, &Modulo::new(10)?, &Modulo::new(11)?)?;
 //! let fig = m.heatmap("hash % N scatters keys between old nodes").build();
 //! assert!(fig.to_img_tag().starts_with("<img src=\"data:image/svg+xml;base64,"));
+//! # Ok::<(), reshard::Error>(())
 //! ```
 
-use crate::plot::{self, BarChart, Heatmap, LineChart, RingDiagram, Series, ShardMap, Style};
-use crate::{ArrangementSweep, FixedShards, HashWidth, HashedKeys, LoadReport, ModuloSweep, Movement, Placement, Ring, VnodeSweep};
+use crate::analysis::{
+    ArrangementSweep, Comparison, LoadReport, LoadSpread, MiddleRemoval, ModuloSweep, Movement, SpreadRow, VnodeSweep,
+};
+use crate::present::charts::{self as plot, BarChart, Heatmap, LineChart, RingDiagram, Series, ShardMap, Style};
+use crate::present::format::{pct, thousands};
+use crate::schemes::{FixedShards, Placement, Ring};
+use crate::{HashWidth, HashedKeys};
 
 impl Movement {
     /// The old→new matrix as a heatmap: rows are the node before, columns
@@ -29,12 +35,13 @@ impl Movement {
 /// with the fair share drawn across.
 ///
 /// ```
-/// use reshard::{figures::load_chart, letters, HashWidth, KeySet, LoadReport, Ring};
-/// let keys = KeySet::users(1000).hashed(HashWidth::Bits32).unwrap();
-/// let one = LoadReport::measure(&keys, &Ring::new(letters("ABCD"), 1).unwrap());
-/// let many = LoadReport::measure(&keys, &Ring::new(letters("ABCD"), 150).unwrap());
+/// use reshard::{present::load_chart, letters, HashWidth, KeySet, LoadReport, Ring};
+/// let keys = KeySet::users(1000).hashed(HashWidth::Bits32)?;
+/// let one = LoadReport::measure(&keys, &Ring::named(letters("ABCD"))?)?;
+/// let many = LoadReport::measure(&keys, &Ring::named(letters("ABCD"))?.with_vnodes(150)?)?;
 /// let fig = load_chart("keys per node", &[("1 point", &one), ("150 points", &many)]).build();
 /// assert!(fig.svg().contains("fair share"));
+/// # Ok::<(), reshard::Error>(())
 /// ```
 pub fn load_chart(title: &str, reports: &[(&str, &LoadReport)]) -> BarChart {
     let nodes: Vec<String> = reports.first().map(|(_, r)| r.nodes().to_vec()).unwrap_or_default();
@@ -43,7 +50,7 @@ pub fn load_chart(title: &str, reports: &[(&str, &LoadReport)]) -> BarChart {
     let mean = reports.first().map_or(0.0, |(_, r)| r.mean());
     plot::bar_chart(title, "keys", &nodes, &series)
         .x_label("node")
-        .reference(mean, &format!("fair share ({})", plot::thousands(mean.round() as u64)))
+        .reference(mean, &format!("fair share ({})", thousands(mean.round() as u64)))
 }
 
 impl LoadReport {
@@ -56,13 +63,14 @@ impl LoadReport {
 impl Ring {
     /// The ring as a circle: each node's points and the arcs it owns. With
     /// `keys`, up to `sample` of them are drawn inside the ring.
+    ///
+    /// The points are placed at `width`; with keys, at the keys' width.
     pub fn diagram(&self, title: &str, width: HashWidth, keys: Option<(&HashedKeys, usize)>) -> RingDiagram {
+        let width = keys.map_or(width, |(k, _)| k.width());
         let points: Vec<(f64, usize)> =
             self.points(width).iter().map(|p| (width.position(p.hash), p.node as usize)).collect();
-        let key_pos: Option<Vec<f64>> = keys.map(|(k, sample)| {
-            let w = k.width();
-            k.hashes().iter().take(sample).map(|&h| w.position(h)).collect()
-        });
+        let key_pos: Option<Vec<f64>> =
+            keys.map(|(k, sample)| k.hashes().iter().take(sample).map(|&h| width.position(h)).collect());
         plot::ring_diagram(title, &points, self.nodes(), key_pos.as_deref()).label_points(self.vnodes() == 1)
     }
 }
@@ -154,5 +162,92 @@ impl VnodeSweep {
             .log_x(true)
             .log_y(true)
             .y_percent(true)
+    }
+}
+
+impl Comparison {
+    fn groups(&self) -> Vec<&'static str> {
+        self.rows.iter().map(|r| r.scheme.short()).collect()
+    }
+
+    fn bars(&self, title: &str, y_label: &str, series: &str, values: Vec<f64>) -> BarChart {
+        plot::bar_chart(title, y_label, &self.groups(), &[(series, values)]).size(960, 420).x_label("scheme")
+    }
+
+    /// Share of keys moved per scheme, with the floor drawn across.
+    pub fn chart_moved(&self, title: &str) -> BarChart {
+        let v = self.rows.iter().map(|r| r.share).collect();
+        self.bars(title, "share of keys moved", "moved", v)
+            .y_percent(true)
+            .reference(self.floor, &format!("floor |Δ|/max = {}", pct(self.floor, 2)))
+    }
+
+    /// Movers between old nodes (churn) per scheme, as a share of the keys.
+    pub fn chart_churn(&self, title: &str) -> BarChart {
+        let v = self.rows.iter().map(|r| r.between_kept as f64 / self.keys.max(1) as f64).collect();
+        self.bars(title, "share of keys moved between old nodes", "between old nodes", v).y_percent(true)
+    }
+
+    /// Busiest node over the fair share after the change, with 1 drawn across.
+    pub fn chart_balance(&self, title: &str) -> BarChart {
+        let v = self.rows.iter().map(|r| r.max_over_mean).collect();
+        self.bars(title, "max / mean load", "max/mean", v).reference(1.0, "perfectly even")
+    }
+
+    /// Nanoseconds per lookup (machine-dependent).
+    pub fn chart_lookup(&self, title: &str) -> BarChart {
+        let v = self.rows.iter().map(|r| r.lookup_ns.unwrap_or(0.0)).collect();
+        self.bars(title, "ns per lookup (machine-dependent)", "ns/lookup", v)
+    }
+
+    /// Estimated bytes of the lookup structure.
+    pub fn chart_memory(&self, title: &str) -> BarChart {
+        let v = self.rows.iter().map(|r| r.memory_bytes as f64).collect();
+        self.bars(title, "bytes (estimate)", "memory", v)
+    }
+}
+
+impl LoadSpread {
+    /// Log–log chart: the ring's measured spread against `k`, the `1/√k`
+    /// line, the paper's values, and jump's spread drawn across.
+    pub fn chart(&self, title: &str) -> LineChart {
+        let ring: Vec<&SpreadRow> = self.rows.iter().filter(|r| r.points_per_node.is_some()).collect();
+        let k = |r: &SpreadRow| r.points_per_node.unwrap_or(1) as f64;
+        let mut series = vec![
+            Series::new("ring: key space, measured", ring.iter().filter_map(|r| r.key_space.map(|v| (k(r), v))))
+                .style(Style::LinePoints)
+                .ink(0),
+            Series::new("ring: keys, measured", ring.iter().map(|r| (k(r), r.key_counts))).style(Style::Points).ink(1),
+            Series::new("1/√k", ring.iter().map(|r| (k(r), 1.0 / k(r).sqrt()))).style(Style::Line).ink(2),
+        ];
+        let paper: Vec<(f64, f64)> = ring.iter().filter_map(|r| r.paper.map(|p| (k(r), p))).collect();
+        if !paper.is_empty() {
+            series.push(Series::new("Lamping & Veach 2014", paper).style(Style::Points).ink(3));
+        }
+        let mut chart = plot::line_chart(title, "points per node k (log scale)", "std dev / mean (log scale)", &series)
+            .log_x(true)
+            .log_y(true);
+        if let Some(j) = self.jump_row() {
+            chart = chart.reference(j.key_counts, &format!("jump: keys, measured ({:.4})", j.key_counts));
+        }
+        chart
+    }
+}
+
+impl MiddleRemoval {
+    /// Share moved and share moved between nodes that stayed, per row, with
+    /// the ideal `1/n` drawn across.
+    pub fn chart(&self, title: &str) -> BarChart {
+        let groups: Vec<&str> = self.rows.iter().map(|r| r.short.as_str()).collect();
+        let k = self.keys.max(1) as f64;
+        let series = [
+            ("moved", self.rows.iter().map(|r| r.share).collect::<Vec<f64>>()),
+            ("between nodes that stayed", self.rows.iter().map(|r| r.between_kept as f64 / k).collect()),
+        ];
+        let ideal = 1.0 / self.nodes as f64;
+        plot::bar_chart(title, "share of keys", &groups, &series)
+            .size(960, 420)
+            .y_percent(true)
+            .reference(ideal, &format!("ideal 1/{} = {}", self.nodes, pct(ideal, 2)))
     }
 }

@@ -9,10 +9,10 @@
 //! assert!(checks.all_match(), "{checks}");
 //! ```
 
-use crate::{
-    letters, named, ArrangementSweep, Check, Checks, FixedShards, HashWidth, KeySet, LoadReport, Modulo,
-    Movement, Rendezvous, Result, Ring,
-};
+use crate::analysis::{ArrangementSweep, LoadReport, ModuloSweep, Movement};
+use crate::schemes::{letters, prefixed, FixedShards, Modulo, Placement, Rendezvous, Ring};
+use crate::tutor::{Check, Checks};
+use crate::{HashWidth, KeySet, Result};
 
 /// The documents, by the number of their file.
 pub const DOCUMENTS: [&str; 3] = ["000", "002", "004"];
@@ -48,20 +48,22 @@ fn list(v: &[u64]) -> String {
 pub fn doc_000() -> Result<Checks> {
     let keys = KeySet::users(100_000).hashed(HashWidth::Bits32)?;
     let mut c = Checks::new(format!("000 — {}", title("000")));
-    for (a, b, doc) in [(3, 4, "75.0%"), (10, 11, "91.0%"), (10, 20, "50.0%"), (10, 9, "89.9%")] {
-        let m = Movement::measure(&keys, &Modulo::new(a)?, &Modulo::new(b)?)?;
-        c.push(Check::percent(format!("hash % N, {a} → {b}"), doc, m.share()));
+    let modulo = ModuloSweep::run(&keys, &[(3, 4), (10, 11), (10, 20), (10, 9)])?;
+    for (r, doc) in modulo.rows().iter().zip(["75.0%", "91.0%", "50.0%", "89.9%"]) {
+        c.push(Check::percent(format!("hash % N, {} → {}", r.old, r.new), doc, r.measured));
     }
     let (abc, abcd) = (letters("ABC"), letters("ABCD"));
     for (v, doc) in [(1, "28.0%"), (150, "25.3%")] {
-        let m = Movement::measure(&keys, &Ring::new(abc.clone(), v)?, &Ring::new(abcd.clone(), v)?)?;
+        let abc = Ring::named(abc.clone())?.with_vnodes(v)?;
+        let m = Movement::measure(&keys, &abc, &abc.add_node("D")?)?;
         c.push(Check::percent(format!("ring A,B,C → A,B,C,D, {v} point(s)"), doc, m.share()));
     }
     for (v, doc) in [(1, [31186, 10531, 30259, 28024]), (150, [25136, 24419, 25098, 25347])] {
-        let l = LoadReport::measure(&keys, &Ring::new(abcd.clone(), v)?);
+        let l = LoadReport::measure(&keys, &Ring::named(abcd.clone())?.with_vnodes(v)?)?;
         c.push(Check::new(format!("keys on A,B,C,D, {v} point(s)"), list(&doc), list(l.counts())));
     }
-    let m = Movement::measure(&keys, &Ring::new(abc.clone(), 150)?, &Ring::new(letters("AB"), 150)?)?;
+    let ring = Ring::named(abc.clone())?.with_vnodes(150)?;
+    let m = Movement::measure(&keys, &ring, &ring.remove_node("C")?)?;
     c.push(Check::count("remove C (150 points): keys moved", 33_830, m.moved()));
     c.push(Check::count("remove C (150 points): movers that lived on C", 33_830, m.from_removed()));
     for (v, lo, hi, small, large) in [(1, "0.8%", "71.4%", 213, 71_383), (150, "21.5%", "28.2%", 21_055, 29_917)] {
@@ -71,7 +73,7 @@ pub fn doc_000() -> Result<Checks> {
         c.push(Check::count(format!("30 arrangements, 3 → 4, {v} point(s): smallest node"), small, s.smallest_node()));
         c.push(Check::count(format!("30 arrangements, 3 → 4, {v} point(s): largest node"), large, s.largest_node()));
     }
-    let (s10, s11) = (named("S", 10), named("S", 11));
+    let (s10, s11) = (prefixed("S", 10), prefixed("S", 11));
     for (v, lo, hi, mean) in [
         (150, "8.0%", "11.5%", Some("9.1%")),
         (100, "6.8%", "11.0%", None),
@@ -115,8 +117,8 @@ pub fn doc_004() -> Result<Checks> {
     c.push(Check::count("hash % N: keys moved", 909_138, m.moved()));
     c.push(Check::percent("hash % N: share moved", "90.91%", m.share()));
     c.push(Check::count("hash % N: movers landing on an old node", 817_949, m.between_kept()));
-    let ten = FixedShards::new(1000, 10)?;
-    let eleven = ten.grow_to(11, 42)?;
+    let ten = FixedShards::new(10)?.with_shards(1000)?.with_seed(42);
+    let eleven = ten.add_node("10")?;
     let f = Movement::measure(&keys, &ten, &eleven)?;
     c.push(Check::count("fixed shards: shards moved", 90, ten.moved_shards(&eleven).len() as u64));
     c.push(Check::count("fixed shards: keys moved", 89_813, f.moved()));

@@ -8,51 +8,85 @@
 //! Document `004` starts with shard `s` on node `s % 10` and grows to 11
 //! nodes by shuffling each old node's shard list with Python's
 //! `random.Random(42)` and handing the first 9 of each to node 10;
-//! [`FixedShards::rebalance_to`] does exactly that (see [`PyRandom`]).
+//! [`FixedShards::rebalance_to`] (and so [`Placement::add_node`]) does
+//! exactly that (see [`PyRandom`]).
 //!
 //! ```
-//! use reshard::{FixedShards, HashWidth, KeySet, Movement};
-//! let ten = FixedShards::new(1000, 10).unwrap();
-//! let eleven = ten.grow_to(11, 42).unwrap();
+//! use reshard::{FixedShards, HashWidth, KeySet, Movement, Placement};
+//! let ten = FixedShards::new(10)?.with_shards(1000)?.with_seed(42);
+//! let eleven = ten.add_node("10")?;
 //! assert_eq!(ten.moved_shards(&eleven).len(), 90);
 //! assert_eq!(eleven.shard_counts(), [91, 91, 91, 91, 91, 91, 91, 91, 91, 91, 90]);
-//! let keys = KeySet::plain(100_000).hashed(HashWidth::Bits128).unwrap();
-//! let m = Movement::measure(&keys, &ten, &eleven).unwrap();
+//! let keys = KeySet::plain(100_000).hashed(HashWidth::Bits128)?;
+//! let m = Movement::measure(&keys, &ten, &eleven)?;
 //! assert_eq!(m.to_added(), m.moved()); // only the new node receives keys
+//! # Ok::<(), reshard::Error>(())
 //! ```
 
-use crate::placement::{check_names, check_table, index_of, numbered, Key, NodeId, Placement};
+use crate::keys::HashedKeys;
+use crate::limits;
+use crate::schemes::{
+    assign_each, check_names, check_table, count_per_node, index_of, numbered, with_added, without, Key, Locate,
+    NodeId, Placement,
+};
 use crate::{Error, PyRandom, Result};
 
-/// A fixed number of shards and the node that serves each.
+/// The shard count of [`FixedShards::new`] and [`FixedShards::named`]
+/// (document `004`'s).
+pub const DEFAULT_SHARDS: usize = 1000;
+/// The seed of the rebalancing shuffle unless [`FixedShards::with_seed`]
+/// says otherwise (document `004`'s).
+pub const DEFAULT_SEED: u64 = 42;
+
+/// A fixed number of shards, the node that serves each, and the seed of
+/// the shuffle that picks which shards move when nodes change.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct FixedShards {
     nodes: Vec<String>,
     table: Vec<NodeId>,
+    seed: u64,
 }
 
 impl FixedShards {
-    /// `shards` shards over `nodes` nodes named `"0"` … , shard `s` on node
-    /// `s % nodes`.
-    pub fn new(shards: usize, nodes: usize) -> Result<Self> {
-        FixedShards::with_nodes(shards, numbered(nodes))
+    /// [`DEFAULT_SHARDS`] shards over `n` nodes named `"0"` … `"{n-1}"`,
+    /// shard `s` on node `s % n`.
+    pub fn new(n: usize) -> Result<Self> {
+        FixedShards::named(numbered(n))
     }
 
-    /// `shards` shards over these named nodes, shard `s` on node `s % N`.
-    pub fn with_nodes<I, S>(shards: usize, names: I) -> Result<Self>
+    /// [`DEFAULT_SHARDS`] shards over these named nodes, shard `s` on node
+    /// `s % N`.
+    pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let nodes = check_names(names)?;
+        FixedShards::laid_out(check_names(names)?, DEFAULT_SHARDS, DEFAULT_SEED)
+    }
+
+    /// The same nodes with `shards` shards, laid out afresh: shard `s` on
+    /// node `s % N`. Fails on 0 shards or fewer shards than nodes.
+    pub fn with_shards(self, shards: usize) -> Result<Self> {
+        FixedShards::laid_out(self.nodes, shards, self.seed)
+    }
+
+    /// The same table with another seed for the shuffles of
+    /// [`rebalance_to`](FixedShards::rebalance_to),
+    /// [`remove_node`](Placement::remove_node) and
+    /// [`move_shards`](FixedShards::move_shards).
+    pub fn with_seed(self, seed: u64) -> Self {
+        FixedShards { seed, ..self }
+    }
+
+    fn laid_out(nodes: Vec<String>, shards: usize, seed: u64) -> Result<Self> {
         check_counts(shards, nodes.len())?;
         let n = nodes.len();
-        Ok(FixedShards { table: (0..shards).map(|s| (s % n) as NodeId).collect(), nodes })
+        Ok(FixedShards { table: (0..shards).map(|s| (s % n) as NodeId).collect(), nodes, seed })
     }
 
     /// A table given shard by shard (`table[s]` is the index of the node of
-    /// shard `s` in `names`).
+    /// shard `s` in `names`), with [`DEFAULT_SEED`].
     pub fn from_table<I, S>(names: I, table: Vec<NodeId>) -> Result<Self>
     where
         I: IntoIterator<Item = S>,
@@ -62,8 +96,9 @@ impl FixedShards {
         if table.is_empty() {
             return Err(Error::ZeroShards);
         }
-        check_table(&table, nodes.len(), "shard")?;
-        Ok(FixedShards { nodes, table })
+        limits::check("shards", table.len() as u128, limits::MAX_SHARDS)?;
+        check_table(&table, nodes.len())?;
+        Ok(FixedShards { nodes, table, seed: DEFAULT_SEED })
     }
 
     /// The number of shards S.
@@ -71,24 +106,25 @@ impl FixedShards {
         self.table.len()
     }
 
+    /// The seed of the rebalancing shuffles.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
     /// `table()[s]` is the node of shard `s`.
     pub fn table(&self) -> &[NodeId] {
         &self.table
     }
 
-    /// The shard of a key with this hash: `hash % S`.
+    /// The shard of a key: its hash mod S.
     #[inline]
-    pub fn shard_of(&self, hash: u128) -> usize {
-        (hash % self.table.len() as u128) as usize
+    pub fn shard(&self, key: Key<'_>) -> usize {
+        (key.hash % self.table.len() as u128) as usize
     }
 
     /// How many shards each node serves, in node order.
     pub fn shard_counts(&self) -> Vec<usize> {
-        let mut c = vec![0; self.nodes.len()];
-        for &t in &self.table {
-            c[t as usize] += 1;
-        }
-        c
+        count_per_node(&self.table, self.nodes.len())
     }
 
     /// The shards of node `id`, ascending.
@@ -97,10 +133,11 @@ impl FixedShards {
     }
 
     /// How many of `keys` fall in each shard (`h % S`), in shard order.
-    pub fn keys_per_shard(&self, keys: &crate::HashedKeys) -> Vec<u64> {
+    pub fn keys_per_shard(&self, keys: &HashedKeys) -> Vec<u64> {
         let mut c = vec![0u64; self.table.len()];
+        let s = self.table.len() as u128;
         for &h in keys.hashes() {
-            c[self.shard_of(h)] += 1;
+            c[(h % s) as usize] += 1;
         }
         c
     }
@@ -112,36 +149,13 @@ impl FixedShards {
             return (0..self.table.len().max(other.table.len())).collect();
         }
         (0..self.table.len())
-            .filter(|&s| {
-                self.nodes[self.table[s] as usize] != other.nodes[other.table[s] as usize]
-            })
+            .filter(|&s| self.nodes[self.table[s] as usize] != other.nodes[other.table[s] as usize])
             .collect()
     }
 
-    /// Grow or shrink to `n` nodes named `"0"` … `"{n-1}"` (numbered nodes
-    /// above `n` leave, new numbers join), rebalancing evenly with `seed`.
-    pub fn grow_to(&self, n: usize, seed: u64) -> Result<FixedShards> {
-        let mut names: Vec<String> = self.nodes.iter().take(n).cloned().collect();
-        for i in names.len()..n {
-            let mut name = i.to_string();
-            while names.contains(&name) {
-                name.push('\'');
-            }
-            names.push(name);
-        }
-        self.rebalance_to(names, seed)
-    }
-
-    /// Remove one node; only its shards move. They are taken in the order
-    /// of a shuffle with `PyRandom::new(seed)` of its ascending list, each
-    /// to the remaining node that then serves the fewest shards (lowest
-    /// index on ties). Every other shard stays where it is.
-    pub fn remove_node(&self, name: &str, seed: u64) -> Result<FixedShards> {
-        let gone = index_of(&self.nodes, name)?;
-        if self.nodes.len() == 1 {
-            return Err(Error::NoNodes);
-        }
-        let nodes: Vec<String> = self.nodes.iter().filter(|n| *n != name).cloned().collect();
+    /// See [`Placement::remove_node`].
+    fn removed(&self, name: &str) -> Result<FixedShards> {
+        let (nodes, gone) = without(&self.nodes, name)?;
         let renumber = |id: NodeId| if id > gone { id - 1 } else { id };
         let mut table: Vec<NodeId> = self.table.iter().map(|&t| if t == gone { t } else { renumber(t) }).collect();
         let mut counts = vec![0usize; nodes.len()];
@@ -151,13 +165,13 @@ impl FixedShards {
             }
         }
         let mut list = self.shards_of(gone);
-        PyRandom::new(seed).shuffle(&mut list);
+        PyRandom::new(self.seed).shuffle(&mut list);
         for s in list {
             let to = (0..counts.len()).min_by_key(|&i| (counts[i], i)).unwrap_or(0);
             counts[to] += 1;
             table[s] = to as NodeId;
         }
-        Ok(FixedShards { nodes, table })
+        Ok(FixedShards { nodes, table, seed: self.seed })
     }
 
     /// Rebalance onto a new node list (nodes may join and leave) with the
@@ -170,7 +184,8 @@ impl FixedShards {
     /// target, in node order, shuffles its ascending shard list with one
     /// generator `PyRandom::new(seed)` and gives the first surplus shards
     /// to the pool. The pool fills the nodes below target in node order.
-    pub fn rebalance_to<I, S>(&self, names: I, seed: u64) -> Result<FixedShards>
+    /// Growing by one node this is document `004`'s procedure.
+    pub fn rebalance_to<I, S>(&self, names: I) -> Result<FixedShards>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -200,7 +215,7 @@ impl FixedShards {
         for &i in by_load.iter().take(extra) {
             target[i] += 1;
         }
-        let mut rng = PyRandom::new(seed);
+        let mut rng = PyRandom::new(self.seed);
         for i in 0..m {
             let surplus = owned[i].len().saturating_sub(target[i]);
             if surplus > 0 {
@@ -227,19 +242,19 @@ impl FixedShards {
                 table[s] = i as NodeId;
             }
         }
-        Ok(FixedShards { nodes, table })
+        Ok(FixedShards { nodes, table, seed: self.seed })
     }
 
     /// Move `count` shards from node `from` to node `to`, chosen by
     /// shuffling `from`'s ascending shard list with `PyRandom::new(seed)`.
-    pub fn move_shards(&self, from: &str, to: &str, count: usize, seed: u64) -> Result<FixedShards> {
+    pub fn move_shards(&self, from: &str, to: &str, count: usize) -> Result<FixedShards> {
         let f = index_of(&self.nodes, from)?;
         let t = index_of(&self.nodes, to)?;
         let mut list = self.shards_of(f);
         if count > list.len() {
             return Err(Error::NotEnoughShards { node: from.to_string(), has: list.len(), asked: count });
         }
-        PyRandom::new(seed).shuffle(&mut list);
+        PyRandom::new(self.seed).shuffle(&mut list);
         let mut out = self.clone();
         for &s in &list[..count] {
             out.table[s] = t;
@@ -254,16 +269,10 @@ impl FixedShards {
         if factor == 0 {
             return Err(Error::Invalid("split factor is 0: use 1 or more (2 doubles the shards)".into()));
         }
+        limits::check("shards", limits::product(self.table.len(), factor), limits::MAX_SHARDS)?;
         let table = (0..factor).flat_map(|_| self.table.iter().copied()).collect();
-        Ok(FixedShards { nodes: self.nodes.clone(), table })
+        Ok(FixedShards { nodes: self.nodes.clone(), table, seed: self.seed })
     }
-
-    /// The same nodes with a different shard count laid out afresh (shard
-    /// `s` on node `s % N`): what happens when `S` is changed naively.
-    pub fn relaid(&self, shards: usize) -> Result<FixedShards> {
-        FixedShards::with_nodes(shards, self.nodes.clone())
-    }
-
 }
 
 /// Keys whose shard id differs between `a` and `b` shards (`h % a` vs
@@ -276,7 +285,7 @@ impl FixedShards {
 /// let n = keys_changing_shard(&keys, 1000, 2000);
 /// assert!((4_800..5_200).contains(&n)); // h % 2000 ≥ 1000 half the time
 /// ```
-pub fn keys_changing_shard(keys: &crate::HashedKeys, a: usize, b: usize) -> u64 {
+pub fn keys_changing_shard(keys: &HashedKeys, a: usize, b: usize) -> u64 {
     let (a, b) = (a.max(1) as u128, b.max(1) as u128);
     keys.hashes().iter().filter(|&&h| h % a != h % b).count() as u64
 }
@@ -285,9 +294,7 @@ fn check_counts(shards: usize, nodes: usize) -> Result<()> {
     if shards == 0 {
         return Err(Error::ZeroShards);
     }
-    if shards > u32::MAX as usize {
-        return Err(Error::Invalid(format!("{shards} shards is too many: use at most {}", u32::MAX)));
-    }
+    limits::check("shards", shards as u128, limits::MAX_SHARDS)?;
     if nodes > shards {
         return Err(Error::MoreNodesThanShards { nodes, shards });
     }
@@ -299,8 +306,28 @@ impl Placement for FixedShards {
         &self.nodes
     }
 
+    fn assign(&self, keys: &HashedKeys) -> Vec<NodeId> {
+        assign_each(self, keys)
+    }
+
+    /// Rebalance onto the nodes plus `name` ([`rebalance_to`](FixedShards::rebalance_to)):
+    /// each old node above its new fair count gives shards to the new one.
+    fn add_node(&self, name: &str) -> Result<Self> {
+        self.rebalance_to(with_added(&self.nodes, name)?)
+    }
+
+    /// Only the node's shards move. They are taken in the order of a
+    /// shuffle with `PyRandom::new(seed)` of its ascending list, each to the
+    /// remaining node that then serves the fewest shards (lowest index on
+    /// ties). Every other shard stays where it is.
+    fn remove_node(&self, name: &str) -> Result<Self> {
+        self.removed(name)
+    }
+}
+
+impl Locate for FixedShards {
     #[inline]
     fn locate(&self, key: Key<'_>) -> NodeId {
-        self.table[self.shard_of(key.hash)]
+        self.table[self.shard(key)]
     }
 }

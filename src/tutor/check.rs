@@ -14,7 +14,8 @@
 //! assert_eq!(c.checks()[0].line(), "document 89,813 · measured 89,813 ✓");
 //! ```
 
-use crate::table::{shows_as_table, thousands, Table};
+use crate::present::tables::{shows_as_table, Table};
+use crate::present::thousands;
 
 /// One figure: what the document printed and what this run measured,
 /// both as text in the document's format.

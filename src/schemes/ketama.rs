@@ -20,17 +20,17 @@
 //! libketama (signed indices) and this module send it to the first.
 //!
 //! ```
-//! use reshard::{named, HashWidth, Ketama, KeySet, LoadReport};
-//! let ring = Ketama::new(named("server", 10))?;
+//! use reshard::{prefixed, HashWidth, Ketama, KeySet, LoadReport};
+//! let ring = Ketama::named(prefixed("server", 10))?;
 //! assert_eq!(ring.points().len(), 1600);
 //! let keys = KeySet::new("foo", 100_000).hashed(HashWidth::Bits128)?;
-//! let load = LoadReport::measure(&keys, &ring);
+//! let load = LoadReport::measure(&keys, &ring)?;
 //! assert_eq!(load.counts()[0], 9478); // dgryski/go-ketama's test
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
 use crate::keys::{push_decimal, HashedKeys};
-use crate::placement::{check_names, Key, NodeId, Placement, CHUNK};
+use crate::schemes::{check_names, numbered, with_added, without, Key, Locate, NodeId, Placement, CHUNK};
 use crate::{Error, HashWidth, Result};
 use md5::{Digest, Md5};
 use rayon::prelude::*;
@@ -71,8 +71,13 @@ pub struct Ketama {
 }
 
 impl Ketama {
+    /// `n` servers named `"0"` … `"{n-1}"`, all of weight 1 (160 points each).
+    pub fn new(n: usize) -> Result<Self> {
+        Ketama::named(numbered(n))
+    }
+
     /// Servers with these names, all of weight 1 (160 points each).
-    pub fn new<I, S>(names: I) -> Result<Self>
+    pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
@@ -82,39 +87,30 @@ impl Ketama {
         Ketama::build(nodes, vec![1; n])
     }
 
-    /// Servers with these names and integer weights (libketama's memory
-    /// sizes): one weight ≥ 1 per server.
+    /// The same servers with integer weights (libketama's memory sizes):
+    /// one weight ≥ 1 per server.
     ///
     /// ```
     /// use reshard::{Error, Ketama};
-    /// let r = Ketama::weighted(["a", "b"], [1, 3]).unwrap();
+    /// let r = Ketama::named(["a", "b"])?.with_weights([1, 3])?;
     /// assert_eq!(r.digests(), [20, 60]); // ⌊40·2·¼⌋ and ⌊40·2·¾⌋
-    /// assert!(matches!(Ketama::weighted(["a", "b"], [1, 0]), Err(Error::BadWeight { .. })));
+    /// assert!(matches!(Ketama::new(2)?.with_weights([1, 0]), Err(Error::BadWeight { .. })));
+    /// # Ok::<(), reshard::Error>(())
     /// ```
-    pub fn weighted<I, S, W>(names: I, weights: W) -> Result<Self>
-    where
-        I: IntoIterator<Item = S>,
-        S: Into<String>,
-        W: IntoIterator<Item = u32>,
-    {
-        let nodes = check_names(names)?;
+    pub fn with_weights<W: IntoIterator<Item = u32>>(self, weights: W) -> Result<Self> {
         let weights: Vec<u32> = weights.into_iter().collect();
-        if weights.len() != nodes.len() {
-            return Err(Error::WeightCount { nodes: nodes.len(), weights: weights.len() });
+        if weights.len() != self.nodes.len() {
+            return Err(Error::LengthMismatch { what: "weights for servers", expected: self.nodes.len(), given: weights.len() });
         }
         if let Some(i) = weights.iter().position(|&w| w == 0) {
-            return Err(Error::BadWeight { node: nodes[i].clone(), weight: "0".into() });
+            return Err(Error::BadWeight { node: self.nodes[i].clone(), weight: "0".into() });
         }
-        Ketama::build(nodes, weights)
+        Ketama::build(self.nodes, weights)
     }
 
     fn build(nodes: Vec<String>, weights: Vec<u32>) -> Result<Self> {
         let n = nodes.len();
-        if n > MAX_SERVERS {
-            return Err(Error::Invalid(format!(
-                "{n} servers is too many for one ketama ring: use at most {MAX_SERVERS} (160 points each)"
-            )));
-        }
+        crate::limits::check_hint("servers", n as u128, MAX_SERVERS as u128, "use fewer servers (160 points each)")?;
         let digests = digest_counts(&weights);
         let mut points = Vec::with_capacity(digests.iter().sum::<usize>() * 4);
         let mut buf = Vec::new();
@@ -158,20 +154,9 @@ impl Ketama {
     /// The server owning a libketama key hash: the first point at or after
     /// it, wrapping to the first point.
     #[inline]
-    pub fn owner_of_hash(&self, h: u32) -> NodeId {
+    fn owner_of_hash(&self, h: u32) -> NodeId {
         let i = self.points.partition_point(|&(p, _)| p < h);
         self.points[if i == self.points.len() { 0 } else { i }].1
-    }
-
-    /// The name of the server that owns `key`.
-    ///
-    /// ```
-    /// use reshard::{named, Ketama};
-    /// let ring = Ketama::new(named("server", 10)).unwrap();
-    /// assert!(ring.lookup("foo0").starts_with("server"));
-    /// ```
-    pub fn lookup(&self, key: &str) -> &str {
-        &self.nodes[self.owner_of_hash(ketama_hash(key.as_bytes())) as usize]
     }
 }
 
@@ -188,11 +173,7 @@ fn digest_counts(weights: &[u32]) -> Vec<usize> {
         .collect()
 }
 
-impl Placement for Ketama {
-    fn nodes(&self) -> &[String] {
-        &self.nodes
-    }
-
+impl Locate for Ketama {
     /// At 128 bits the ketama hash comes from the key's md5 hash; at 32
     /// bits those bytes were dropped, so the key is hashed again.
     fn hash_only(&self) -> bool {
@@ -206,6 +187,28 @@ impl Placement for Ketama {
             HashWidth::Bits32 => ketama_hash(key.bytes),
         };
         self.owner_of_hash(h)
+    }
+}
+
+impl Placement for Ketama {
+    fn nodes(&self) -> &[String] {
+        &self.nodes
+    }
+
+    /// A new server of weight 1; every server's point count is computed
+    /// again from its share of the total weight.
+    fn add_node(&self, name: &str) -> Result<Self> {
+        let mut weights = self.weights.clone();
+        weights.push(1);
+        Ketama::build(with_added(&self.nodes, name)?, weights)
+    }
+
+    /// The server's points go (the others' counts are computed again).
+    fn remove_node(&self, name: &str) -> Result<Self> {
+        let (nodes, gone) = without(&self.nodes, name)?;
+        let mut weights = self.weights.clone();
+        weights.remove(gone as usize);
+        Ketama::build(nodes, weights)
     }
 
     /// At 128 bits, read the ketama hash off the stored md5 hashes without

@@ -7,8 +7,9 @@
 //! `n` to `n + 1` buckets, a key moves with probability `1/(n + 1)` and only
 //! ever to the new bucket `n`; the loads are even without virtual nodes and
 //! nothing is stored but the count. The price: buckets are numbers, not
-//! names, and only the last one can come or go — removing a middle node is
-//! impossible without renumbering every node after it.
+//! names, and only the last one can come or go. [`Jump::named`] gives the
+//! buckets names in order; removing a middle name shifts every name after
+//! it down one bucket (renumbering), and their keys move with them.
 //!
 //! Keys here are strings, so the 64-bit input is the first 8 bytes of the
 //! key's md5, read big-endian: `(md5_u128 >> 64) as u64` at
@@ -23,7 +24,7 @@
 //! ```
 //! use reshard::{jump_hash, HashWidth, Jump, KeySet, Movement};
 //! // Guava's published golden values for consistentHash(i, 100):
-//! let first: Vec<u32> = (0..5).map(|i| jump_hash(i, 100).unwrap()).collect();
+//! let first: Vec<u32> = (0..5).map(|i| jump_hash(i, 100)).collect::<Result<_, _>>()?;
 //! assert_eq!(first, [0, 55, 62, 8, 45]);
 //! let keys = KeySet::plain(20_000).hashed(HashWidth::Bits128)?;
 //! let m = Movement::measure(&keys, &Jump::new(10)?, &Jump::new(11)?)?;
@@ -32,7 +33,8 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
-use crate::placement::{check_names, numbered, Key, NodeId, Placement};
+use crate::keys::HashedKeys;
+use crate::schemes::{assign_each, check_names, numbered, with_added, without, Key, Locate, NodeId, Placement};
 use crate::{Error, HashWidth, Result};
 
 /// The multiplier of the 64-bit linear congruential generator that both
@@ -42,7 +44,7 @@ const LCG_MUL: u64 = 2_862_933_555_777_941_757;
 /// The bucket in `0..buckets` of a 64-bit key, by the paper's algorithm
 /// (Lamping & Veach 2014, figure 1).
 ///
-/// Fails on `buckets == 0`.
+/// Fails with [`Error::NoNodes`] on `buckets == 0`, as [`Jump::new(0)`](Jump::new) does.
 ///
 /// ```
 /// use reshard::jump_hash;
@@ -113,7 +115,7 @@ fn jump(mut key: u64, buckets: u32) -> u32 {
 }
 
 fn zero_buckets() -> Error {
-    Error::Invalid("buckets is 0: jump hash needs at least 1 bucket (use 1 or more)".into())
+    Error::NoNodes
 }
 
 /// The 64-bit jump input of a key hash: the first 8 md5 bytes (big-endian)
@@ -126,39 +128,35 @@ pub fn jump_input(hash: u128, width: HashWidth) -> u64 {
     }
 }
 
-/// Jump consistent hash over `n` buckets named `"0"` … `"{n-1}"`.
+/// Jump consistent hash over buckets `0` … `n−1`, bucket `i` named
+/// `nodes()[i]`.
 ///
-/// Bucket numbers are the node names, so growing to `n + 1` adds node
-/// `"{n}"` and shrinking removes the last one. There is no way to remove
-/// a node in the middle: the survivors would have to be renumbered, and
-/// renumbering moves their keys.
+/// Growing adds bucket `n`; removing node `name` leaves `n − 1` buckets,
+/// and every node after `name` moves down one bucket — which moves its keys.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Jump {
     nodes: Vec<String>,
 }
 
 impl Jump {
-    /// `n` buckets named `"0"` … `"{n-1}"`. Fails on `n == 0`, or on more
-    /// than `u32::MAX` buckets.
+    /// `n` buckets named `"0"` … `"{n-1}"`. Fails on `n == 0`.
     pub fn new(n: usize) -> Result<Self> {
-        if n > u32::MAX as usize {
-            return Err(Error::Invalid(format!(
-                "{n} buckets is more than jump hash takes: use at most {}",
-                u32::MAX
-            )));
-        }
-        Ok(Jump { nodes: check_names(numbered(n))? })
+        Jump::named(numbered(n))
+    }
+
+    /// Buckets `0 … n−1` named in this order. Fails on no names or a
+    /// repeated name.
+    pub fn named<I, S>(names: I) -> Result<Self>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Ok(Jump { nodes: check_names(names)? })
     }
 
     /// The bucket count.
     pub fn buckets(&self) -> u32 {
         self.nodes.len() as u32
-    }
-
-    /// The bucket of a key with this (width-reduced) md5 hash.
-    #[inline]
-    pub fn bucket_of(&self, hash: u128, width: HashWidth) -> u32 {
-        jump(jump_input(hash, width), self.buckets())
     }
 }
 
@@ -167,8 +165,24 @@ impl Placement for Jump {
         &self.nodes
     }
 
+    fn assign(&self, keys: &HashedKeys) -> Vec<NodeId> {
+        assign_each(self, keys)
+    }
+
+    /// A new last bucket: each key moves to it with probability `1/(n+1)`.
+    fn add_node(&self, name: &str) -> Result<Self> {
+        Ok(Jump { nodes: with_added(&self.nodes, name)? })
+    }
+
+    /// One bucket fewer; the names after `name` shift down a bucket.
+    fn remove_node(&self, name: &str) -> Result<Self> {
+        Ok(Jump { nodes: without(&self.nodes, name)?.0 })
+    }
+}
+
+impl Locate for Jump {
     #[inline]
     fn locate(&self, key: Key<'_>) -> NodeId {
-        self.bucket_of(key.hash, key.width)
+        jump(jump_input(key.hash, key.width), self.buckets())
     }
 }

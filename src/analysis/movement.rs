@@ -11,62 +11,63 @@
 //!
 //! ```
 //! use reshard::{HashWidth, KeySet, Modulo, Movement};
-//! let keys = KeySet::plain(200_000).hashed(HashWidth::Bits128).unwrap();
-//! let m = Movement::measure(&keys, &Modulo::new(10).unwrap(), &Modulo::new(11).unwrap()).unwrap();
+//! let keys = KeySet::plain(200_000).hashed(HashWidth::Bits128)?;
+//! let m = Movement::measure(&keys, &Modulo::new(10)?, &Modulo::new(11)?)?;
 //! assert_eq!(m.moved(), 181_745);            // document 002: 90.87%
 //! assert_eq!(m.between_kept(), 163_493);     // old node → old node
 //! assert_eq!(m.to_added(), 18_252);          // → node 10
+//! # Ok::<(), reshard::Error>(())
 //! ```
 
 use crate::keys::HashedKeys;
-use crate::placement::{NodeId, Placement, CHUNK};
-use crate::table::{pct, shows_as_table, thousands, Table};
+use crate::limits;
+use crate::schemes::{NodeId, Placement, CHUNK};
 use crate::{Error, Result};
-
-/// The most distinct node names one [`Movement`] compares.
-pub const MAX_NODES: usize = 4096;
 use rayon::prelude::*;
 
 /// The result of comparing two placements over one key set.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Movement {
-    keys: u64,
-    moved: u64,
-    to_added: u64,
-    between_kept: u64,
-    from_removed: u64,
+    pub(crate) keys: u64,
+    pub(crate) moved: u64,
+    pub(crate) to_added: u64,
+    pub(crate) between_kept: u64,
+    pub(crate) from_removed: u64,
     /// Every node name that appears before or after: before's nodes in
     /// order, then the nodes only `after` has.
-    nodes: Vec<String>,
-    in_before: Vec<bool>,
-    in_after: Vec<bool>,
+    pub(crate) nodes: Vec<String>,
+    pub(crate) in_before: Vec<bool>,
+    pub(crate) in_after: Vec<bool>,
     /// `matrix[i][j]`: keys on `nodes[i]` before and on `nodes[j]` after.
-    matrix: Vec<Vec<u64>>,
+    pub(crate) matrix: Vec<Vec<u64>>,
 }
 
 impl Movement {
     /// Place every key with `before` and with `after`, and count.
     ///
-    /// The old→new matrix is dense, so at most [`MAX_NODES`] distinct node
-    /// names may take part.
+    /// The old→new matrix is dense, so at most [`limits::MAX_NODES`]
+    /// distinct node names may take part.
     pub fn measure<P: Placement>(keys: &HashedKeys, before: &P, after: &P) -> Result<Movement> {
         let mut names: Vec<&String> = before.nodes().iter().chain(after.nodes()).collect();
         names.sort_unstable();
         names.dedup();
-        if names.len() > MAX_NODES {
-            return Err(Error::Invalid(format!(
-                "{} distinct nodes take part, more than the {MAX_NODES} a movement matrix holds: use fewer nodes",
-                names.len()
-            )));
-        }
+        limits::check_hint("distinct nodes", names.len() as u128, limits::MAX_NODES, "use fewer nodes")?;
+        before.check_cost(keys)?;
+        after.check_cost(keys)?;
         let (a, b) = before.assign_pair(after, keys);
-        Ok(Movement::from_assignments(before.nodes(), &a, after.nodes(), &b))
+        Movement::from_assignments(before.nodes(), &a, after.nodes(), &b)
     }
 
     /// Count from two assignments already made (`a[i]` indexes
-    /// `before_nodes`, `b[i]` indexes `after_nodes`).
-    pub fn from_assignments(before_nodes: &[String], a: &[NodeId], after_nodes: &[String], b: &[NodeId]) -> Movement {
+    /// `before_nodes`, `b[i]` indexes `after_nodes`). Fails when the two
+    /// have different lengths or name a node index out of range.
+    pub fn from_assignments(before_nodes: &[String], a: &[NodeId], after_nodes: &[String], b: &[NodeId]) -> Result<Movement> {
+        if a.len() != b.len() {
+            return Err(Error::LengthMismatch { what: "owners after (one per key before)", expected: a.len(), given: b.len() });
+        }
+        crate::schemes::check_table(a, before_nodes.len())?;
+        crate::schemes::check_table(b, after_nodes.len())?;
         let mut nodes: Vec<String> = before_nodes.to_vec();
         let after_map: Vec<usize> = after_nodes
             .iter()
@@ -123,7 +124,7 @@ impl Movement {
                 }
             }
         }
-        Movement { keys: a.len() as u64, moved, to_added, between_kept, from_removed, nodes, in_before, in_after, matrix }
+        Ok(Movement { keys: a.len() as u64, moved, to_added, between_kept, from_removed, nodes, in_before, in_after, matrix })
     }
 
     /// How many keys were compared.
@@ -186,35 +187,4 @@ impl Movement {
     pub fn load_after(&self) -> Vec<u64> {
         (0..self.nodes.len()).map(|j| self.matrix.iter().map(|r| r[j]).sum()).collect()
     }
-
-    /// A one-row-per-figure summary table.
-    pub fn table(&self) -> Table {
-        let mut t = Table::new("keys moved", ["", "keys", "share"]);
-        let share = |x: u64| pct(x as f64 / self.keys.max(1) as f64, 2);
-        t.row(["compared", &thousands(self.keys), ""]);
-        t.row(["moved", &thousands(self.moved), &share(self.moved)]);
-        if !self.added_nodes().is_empty() {
-            t.row(["  to an added node", &thousands(self.to_added), &share(self.to_added)]);
-        }
-        if !self.removed_nodes().is_empty() {
-            t.row(["  from a removed node", &thousands(self.from_removed), &share(self.from_removed)]);
-        }
-        t.row(["  between nodes that stayed", &thousands(self.between_kept), &share(self.between_kept)]);
-        t
-    }
-
-    /// The old→new matrix as a table (rows: before; columns: after).
-    pub fn matrix_table(&self) -> Table {
-        let mut headers = vec!["before \\ after".to_string()];
-        headers.extend(self.nodes.iter().cloned());
-        let mut t = Table::new("keys by node before (rows) and after (columns)", headers);
-        for (i, r) in self.matrix.iter().enumerate() {
-            let mut row = vec![self.nodes[i].clone()];
-            row.extend(r.iter().map(|&c| thousands(c)));
-            t.row(row);
-        }
-        t
-    }
 }
-
-shows_as_table!(Movement);

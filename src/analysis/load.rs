@@ -2,39 +2,45 @@
 //!
 //! ```
 //! use reshard::{letters, HashWidth, KeySet, LoadReport, Ring};
-//! let keys = KeySet::users(100_000).hashed(HashWidth::Bits32).unwrap();
-//! let one = LoadReport::measure(&keys, &Ring::new(letters("ABCD"), 1).unwrap());
+//! let keys = KeySet::users(100_000).hashed(HashWidth::Bits32)?;
+//! let one = LoadReport::measure(&keys, &Ring::named(letters("ABCD"))?)?;
 //! assert_eq!(one.counts(), [31_186, 10_531, 30_259, 28_024]);   // document 000
 //! assert_eq!(one.min(), 10_531);
 //! assert!((one.max_over_mean() - 31_186.0 / 25_000.0).abs() < 1e-12);
+//! # Ok::<(), reshard::Error>(())
 //! ```
 
 use crate::keys::HashedKeys;
-use crate::placement::Placement;
-use crate::table::{shows_as_table, thousands, Table};
+use crate::schemes::Placement;
+use crate::{Error, Result};
 
 /// Keys per node, with the summary numbers that say how even it is.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct LoadReport {
-    nodes: Vec<String>,
-    counts: Vec<u64>,
+    pub(crate) nodes: Vec<String>,
+    pub(crate) counts: Vec<u64>,
 }
 
 impl LoadReport {
     /// Place every key and count per node.
-    pub fn measure<P: Placement>(keys: &HashedKeys, placement: &P) -> LoadReport {
+    pub fn measure<P: Placement>(keys: &HashedKeys, placement: &P) -> Result<LoadReport> {
+        placement.check_cost(keys)?;
         let owners = placement.assign(keys);
         let mut counts = vec![0u64; placement.nodes().len()];
         for o in owners {
             counts[o as usize] += 1;
         }
-        LoadReport { nodes: placement.nodes().to_vec(), counts }
+        Ok(LoadReport { nodes: placement.nodes().to_vec(), counts })
     }
 
-    /// A report from counts already made.
-    pub fn from_counts(nodes: Vec<String>, counts: Vec<u64>) -> LoadReport {
-        LoadReport { nodes, counts }
+    /// A report from counts already made, one per node. Fails when the
+    /// lengths differ.
+    pub fn from_counts(nodes: Vec<String>, counts: Vec<u64>) -> Result<LoadReport> {
+        if nodes.len() != counts.len() {
+            return Err(Error::LengthMismatch { what: "counts for nodes", expected: nodes.len(), given: counts.len() });
+        }
+        Ok(LoadReport { nodes, counts })
     }
 
     /// Node names, in the placement's order.
@@ -83,31 +89,4 @@ impl LoadReport {
     pub fn relative_std_dev(&self) -> f64 {
         if self.mean() == 0.0 { 0.0 } else { self.std_dev() / self.mean() }
     }
-
-    /// Each node's count and share, then the summary.
-    pub fn table(&self) -> Table {
-        let mut t = Table::new("keys per node", ["node", "keys", "share"]);
-        let total = self.total().max(1) as f64;
-        for (n, &c) in self.nodes.iter().zip(&self.counts) {
-            t.row([n.as_str(), &thousands(c), &format!("{:.1}%", 100.0 * c as f64 / total)]);
-        }
-        t.note(format!(
-            "min {} · max {} · mean {} · max/mean {:.3} · std dev {:.1} ({:.1}% of mean)",
-            thousands(self.min()),
-            thousands(self.max()),
-            fmt_mean(self.mean()),
-            self.max_over_mean(),
-            self.std_dev(),
-            100.0 * self.relative_std_dev()
-        ));
-        t
-    }
-}
-
-shows_as_table!(LoadReport);
-
-/// A mean with thousands separators and one decimal: `25000.0` → `"25,000.0"`.
-fn fmt_mean(m: f64) -> String {
-    let whole = m.trunc() as u64;
-    format!("{}.{}", thousands(whole), ((m - m.trunc()) * 10.0).round().min(9.0) as u64)
 }

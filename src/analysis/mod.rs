@@ -1,0 +1,22 @@
+//! What the schemes do to a key set: what moves, where the load lands, and
+//! the same over many arrangements and parameters.
+//!
+//! Everything here is computed; nothing here draws or prints (the
+//! [`present`](crate::present) floor shows these results as tables and
+//! charts).
+
+pub mod compare;
+pub mod load;
+pub mod memory;
+pub mod movement;
+pub mod removal;
+pub mod spread;
+pub mod sweep;
+
+pub use compare::{resized, CompareSettings, Comparison, Scheme, SchemeRow};
+pub use load::LoadReport;
+pub use memory::MemoryEstimate;
+pub use movement::Movement;
+pub use removal::{middle_removal, MiddleRemoval, RemovalRow};
+pub use spread::{ring_spread, LoadSpread, SpreadRow};
+pub use sweep::{salt, Arrangement, ArrangementSweep, ModuloRow, ModuloSweep, VnodeSweep};

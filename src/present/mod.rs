@@ -1,0 +1,17 @@
+//! The top floor: every result as a table and a chart, shown in the evcxr
+//! Jupyter kernel (HTML with a plain-text form; charts as `<img>` data URIs
+//! so they show in a notebook opened without running it).
+//!
+//! Nothing below this floor imports it: [`analysis`](crate::analysis) and
+//! [`schemes`](crate::schemes) compute, this floor shows.
+
+pub mod charts;
+pub mod display;
+pub mod figures;
+pub mod format;
+pub mod tables;
+
+pub use charts::Figure;
+pub use figures::load_chart;
+pub use format::{fixed, pct, thousands};
+pub use tables::Table;

@@ -1,0 +1,242 @@
+//! The placement schemes: which node owns a key.
+//!
+//! Every scheme is built the same way — `new(n)` names its nodes `"0"` …
+//! `"{n-1}"`, `named(names)` takes the names, and `with_*` methods set its
+//! own parameters (points per node, shard count, weights…) — and every
+//! scheme grows and shrinks the same way, with [`Placement::add_node`] and
+//! [`Placement::remove_node`]. Nodes are compared by name before and after.
+//!
+//! Two questions, two traits:
+//!
+//! * [`Locate::locate`] — *who owns this key?* — answered by every scheme
+//!   whose owner depends on the key alone, which is all of them but
+//!   [`Bounded`] loads (there a key's owner depends on the keys placed
+//!   before it);
+//! * [`Placement::assign`] — *who owns each of these keys?* — answered by
+//!   every scheme, on all cores; the analysis is written once against it.
+//!
+//! ```
+//! use reshard::prelude::*;
+//! let width = HashWidth::Bits32;
+//! let ring = Ring::named(letters("ABC"))?.with_vnodes(150)?;
+//! let modulo = Modulo::new(3)?;
+//! let key = Key::new("user:0", width);
+//! assert!(["A", "B", "C"].contains(&ring.owner(key)));
+//! assert_eq!(modulo.owner(key), (key.hash % 3).to_string());
+//! let bigger = ring.add_node("D")?;
+//! assert_eq!(bigger.nodes(), ["A", "B", "C", "D"]);
+//! # Ok::<(), reshard::Error>(())
+//! ```
+
+pub mod bounded;
+pub mod jump;
+pub mod ketama;
+pub mod maglev;
+pub mod modulo;
+pub mod pyrandom;
+pub mod rendezvous;
+pub mod ring;
+pub mod shards;
+pub mod slots;
+pub mod unstable;
+
+pub use bounded::Bounded;
+pub use jump::Jump;
+pub use ketama::Ketama;
+pub use maglev::Maglev;
+pub use modulo::Modulo;
+pub use pyrandom::PyRandom;
+pub use rendezvous::Rendezvous;
+pub use ring::Ring;
+pub use shards::FixedShards;
+pub use slots::Slots;
+pub use unstable::UnstableShards;
+
+use crate::keys::HashedKeys;
+use crate::{Error, HashWidth, Result};
+use rayon::prelude::*;
+use std::collections::HashSet;
+
+/// The index of a node in its placement's [`Placement::nodes`] list.
+pub type NodeId = u32;
+
+/// One key as a placement sees it: its bytes and its md5 hash at the
+/// experiment's width (the width travels with the hash).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key<'a> {
+    /// The key's bytes, e.g. `b"user:17"`.
+    pub bytes: &'a [u8],
+    /// md5 of the bytes at `width`.
+    pub hash: u128,
+    /// The width `hash` was reduced to; schemes that hash more (ring
+    /// points, rendezvous scores) use the same width.
+    pub width: HashWidth,
+}
+
+impl<'a> Key<'a> {
+    /// A key, hashed with md5 at `width`.
+    ///
+    /// ```
+    /// use reshard::{HashWidth, Key};
+    /// assert_eq!(Key::new("user:0", HashWidth::Bits32).hash, 0x3f38_1411);
+    /// ```
+    pub fn new<K: AsRef<[u8]> + ?Sized>(key: &'a K, width: HashWidth) -> Self {
+        let bytes = key.as_ref();
+        Key { bytes, hash: width.hash(bytes), width }
+    }
+}
+
+/// Keys per parallel work item: large enough to amortise scheduling.
+pub(crate) const CHUNK: usize = 1 << 14;
+
+/// What every scheme does: name its nodes, place a whole key set, and
+/// change by one node.
+pub trait Placement: Sync {
+    /// The node names; a [`NodeId`] indexes this list.
+    fn nodes(&self) -> &[String];
+
+    /// The owner of every key, in key order (on all cores).
+    fn assign(&self, keys: &HashedKeys) -> Vec<NodeId>;
+
+    /// Refuse, before any work, a key set this scheme cannot place within
+    /// the crate's [`limits`](crate::limits) (rendezvous hashing scores every
+    /// key with every node).
+    fn check_cost(&self, _keys: &HashedKeys) -> Result<()> {
+        Ok(())
+    }
+
+    /// The owners of every key before (`self`) and after (`after`) a change.
+    /// Schemes that can share work between the two override this.
+    fn assign_pair(&self, after: &Self, keys: &HashedKeys) -> (Vec<NodeId>, Vec<NodeId>)
+    where
+        Self: Sized,
+    {
+        (self.assign(keys), after.assign(keys))
+    }
+
+    /// The same placement with one more node, `name`; the scheme decides
+    /// what it takes over. Fails if the name is taken.
+    fn add_node(&self, name: &str) -> Result<Self>
+    where
+        Self: Sized;
+
+    /// The same placement without node `name`. Fails if there is no such
+    /// node or it is the last one.
+    fn remove_node(&self, name: &str) -> Result<Self>
+    where
+        Self: Sized;
+}
+
+/// Who owns this one key: every scheme whose answer depends on the key
+/// alone.
+pub trait Locate: Placement {
+    /// The index (in [`Placement::nodes`]) of the node that owns `key`.
+    fn locate(&self, key: Key<'_>) -> NodeId;
+
+    /// The name of the node that owns `key`.
+    fn owner(&self, key: Key<'_>) -> &str {
+        &self.nodes()[self.locate(key) as usize]
+    }
+
+    /// True when [`locate`](Locate::locate) reads only the hash, so the key
+    /// bytes need not be spelled out.
+    fn hash_only(&self) -> bool {
+        true
+    }
+}
+
+/// [`Placement::assign`] for a [`Locate`] scheme: every key through
+/// `locate`, on all cores, spelling the keys only when the scheme reads them.
+pub fn assign_each<P: Locate + ?Sized>(p: &P, keys: &HashedKeys) -> Vec<NodeId> {
+    let mut out = vec![0; keys.len()];
+    let hash_only = p.hash_only();
+    let width = keys.width();
+    out.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {
+        let base = c * CHUNK;
+        let hashes = &keys.hashes()[base..base + out.len()];
+        if hash_only {
+            for (slot, &hash) in out.iter_mut().zip(hashes) {
+                *slot = p.locate(Key { bytes: &[], hash, width });
+            }
+        } else {
+            let mut w = keys.keys().writer();
+            for (j, (slot, &hash)) in out.iter_mut().zip(hashes).enumerate() {
+                *slot = p.locate(Key { bytes: w.key(base + j), hash, width });
+            }
+        }
+    });
+    out
+}
+
+/// Check a list of node names: at least one, none twice.
+pub(crate) fn check_names<I, S>(names: I) -> Result<Vec<String>>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<String>,
+{
+    let names: Vec<String> = names.into_iter().map(Into::into).collect();
+    if names.is_empty() {
+        return Err(Error::NoNodes);
+    }
+    crate::limits::check("nodes", names.len() as u128, crate::limits::MAX_NODES)?;
+    let mut seen = HashSet::with_capacity(names.len());
+    for n in &names {
+        if !seen.insert(n.as_str()) {
+            return Err(Error::DuplicateNode(n.clone()));
+        }
+    }
+    Ok(names)
+}
+
+/// `nodes` with `name` appended, checked (the name must be new).
+pub(crate) fn with_added(nodes: &[String], name: &str) -> Result<Vec<String>> {
+    check_names(nodes.iter().cloned().chain([name.to_string()]))
+}
+
+/// `nodes` without `name`, and the index it had. Fails on an unknown name
+/// or the last node.
+pub(crate) fn without(nodes: &[String], name: &str) -> Result<(Vec<String>, NodeId)> {
+    let gone = index_of(nodes, name)?;
+    if nodes.len() == 1 {
+        return Err(Error::LastNode(name.to_string()));
+    }
+    Ok((nodes.iter().filter(|n| *n != name).cloned().collect(), gone))
+}
+
+/// The index of node `name` in `nodes`, or [`Error::UnknownNode`].
+pub(crate) fn index_of(nodes: &[String], name: &str) -> Result<NodeId> {
+    nodes.iter().position(|n| n == name).map(|i| i as NodeId).ok_or_else(|| Error::UnknownNode(name.to_string()))
+}
+
+/// Check that every entry of a table names one of `nodes` node indices.
+pub(crate) fn check_table(table: &[NodeId], nodes: usize) -> Result<()> {
+    match table.iter().find(|&&t| t as usize >= nodes) {
+        Some(&bad) => Err(Error::NodeOutOfRange { index: u64::from(bad), nodes }),
+        None => Ok(()),
+    }
+}
+
+/// How many entries of `table` each of `nodes` nodes has.
+pub(crate) fn count_per_node(table: &[NodeId], nodes: usize) -> Vec<usize> {
+    let mut c = vec![0; nodes];
+    for &t in table {
+        c[t as usize] += 1;
+    }
+    c
+}
+
+/// The names `"0"`, `"1"`, … `"{n-1}"`, used when nodes are numbered.
+pub fn numbered(n: usize) -> Vec<String> {
+    (0..n).map(|i| i.to_string()).collect()
+}
+
+/// Node names from a prefix: `prefixed("S", 3)` is `["S0", "S1", "S2"]`.
+pub fn prefixed(prefix: &str, n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("{prefix}{i}")).collect()
+}
+
+/// The letters of a string as node names: `letters("ABC")` is
+/// `["A", "B", "C"]`, as document `000` names its ring nodes.
+pub fn letters(s: &str) -> Vec<String> {
+    s.chars().map(|c| c.to_string()).collect()
+}
