@@ -8,8 +8,11 @@
 //! cargo run --release --example bench -- --runs 11
 //! ```
 
-use reshard::modulo::count_moved_streaming;
-use reshard::{reproduce, Checks, HashWidth, KeySet};
+#[allow(unused_imports)]
+use reshard::prelude::*;
+use reshard::schemes::modulo::count_moved_streaming;
+use reshard::tutor::reproduce;
+use reshard::{Checks, HashWidth, KeySet};
 use std::time::{Duration, Instant};
 
 /// What one measurement took: wall-clock median, and CPU time (all

@@ -6,9 +6,10 @@
 //! The load-spread values are Lamping & Veach's (2014) table and the
 //! closed form `√((N − 1)/(kN + 1))`; the simulation must land within 10%.
 
-use reshard::compare::{
-    middle_removal, ring_spread, ring_spread_predicted, LoadSpread, MemoryEstimate, PAPER_RING_SPREAD,
-};
+use reshard::analysis::spread::{ring_spread_predicted, PAPER_RING_SPREAD};
+use reshard::analysis::{middle_removal, ring_spread, LoadSpread, MemoryEstimate};
+#[allow(unused_imports)]
+use reshard::prelude::*;
 use reshard::{numbered, Bounded, Comparison, Error, HashWidth, HashedKeys, KeySet, Scheme};
 use std::sync::OnceLock;
 
@@ -36,7 +37,10 @@ fn every_scheme_has_one_row_in_order() {
     for r in c.rows() {
         assert_eq!(r.moved, r.to_added + r.between_kept + r.from_removed, "{}", r.name);
         assert_eq!(r.from_removed, 0, "{}: nothing is removed when growing", r.name);
-        assert!(r.lookup_ns > 0.0, "{}", r.name);
+        match r.scheme {
+            Scheme::Bounded => assert_eq!(r.lookup_ns, None, "bounded loads have no per-key lookup"),
+            _ => assert!(r.lookup_ns.is_some_and(|ns| ns > 0.0), "{}", r.name),
+        }
         assert!(r.memory_bytes > 0, "{}", r.name);
     }
 }
@@ -83,7 +87,11 @@ fn modulo_churns_and_maglev_churns_a_little() {
 fn bounded_loads_respect_the_bound() {
     let c = comparison();
     let b = c.row(Scheme::Bounded).unwrap();
-    let cap = Bounded::new(numbered(11), 150, 0.25).unwrap().capacity(100_000);
+    let cap = Bounded::named(numbered(11))
+        .and_then(|b| b.with_vnodes(150))
+        .and_then(|b| b.with_epsilon(0.25))
+        .unwrap()
+        .capacity(100_000);
     let mean = 100_000.0 / 11.0;
     assert!(b.max_over_mean <= cap as f64 / mean + 1e-12, "{} > {}", b.max_over_mean, cap as f64 / mean);
     assert!(b.max_over_mean <= 1.25 + 11.0 / 100_000.0);
@@ -103,7 +111,7 @@ fn memory_estimates_follow_the_structure_sizes() {
     assert_eq!(mem(Scheme::Maglev), 65_537 * 4 + 11 * 8);
     assert_eq!(mem(Scheme::Ketama), 11 * 160 * 8);
     assert_eq!(mem(Scheme::Jump), 8);
-    let ring32 = reshard::Ring::new(numbered(11), 150).unwrap();
+    let ring32 = reshard::Ring::named(numbered(11)).and_then(|r| r.with_vnodes(150)).unwrap();
     assert_eq!(ring32.memory_bytes(HashWidth::Bits32), 11 * 150 * 8);
 }
 
@@ -126,22 +134,13 @@ fn deterministic_table_leaves_timing_out_and_repeats_exactly() {
     assert!(format!("{c}").contains("jump"));
 }
 
+#[cfg(feature = "serde")]
 #[test]
-fn serializes_and_draws() {
+fn serializes() {
     let c = comparison();
     let v = serde_json::to_value(c).unwrap();
     assert_eq!(v["rows"].as_array().unwrap().len(), Scheme::ALL.len());
     assert_eq!(v["rows"][6]["scheme"], "jump");
-    assert_eq!(v["from"], 10);
-    for (chart, want) in [
-        (c.chart_moved("moved").build(), "floor"),
-        (c.chart_churn("churn").build(), "churn"),
-        (c.chart_balance("balance").build(), "perfectly even"),
-        (c.chart_lookup("lookup").build(), "machine-dependent"),
-        (c.chart_memory("memory").build(), "bytes"),
-    ] {
-        assert!(chart.svg().contains(want), "{want}");
-    }
 }
 
 #[test]
@@ -156,7 +155,7 @@ fn shrinking_and_standing_still() {
     let same = Comparison::run_timed(&k, 7, 7, 0).unwrap();
     for r in same.rows() {
         assert_eq!((r.moved, r.over_floor), (0, None), "{}", r.name);
-        assert_eq!(r.lookup_ns, 0.0);
+        assert_eq!(r.lookup_ns, None);
     }
     assert!(same.table().to_text().contains('—'));
 }
@@ -171,7 +170,7 @@ fn bad_input_gives_typed_errors() {
     assert_eq!(LoadSpread::ring(&k, 10, &[10, 0], 1).unwrap_err(), Error::ZeroVnodes);
     assert!(matches!(LoadSpread::ring(&k, 10, &[], 1), Err(Error::Invalid(_))));
     assert!(matches!(LoadSpread::ring(&k, 10, &[10], 0), Err(Error::Invalid(_))));
-    assert!(matches!(LoadSpread::ring(&k, 1_000_000, &[1000], 1), Err(Error::Invalid(_))));
+    assert!(matches!(LoadSpread::ring(&k, 1_000_000, &[1000], 1), Err(Error::TooLarge { .. })));
     assert_eq!(LoadSpread::jump(&k, 0).unwrap_err(), Error::NoNodes);
     assert!(matches!(middle_removal(&k, 1, 0), Err(Error::Invalid(_))));
     assert_eq!(middle_removal(&k, 10, 10).unwrap_err(), Error::UnknownNode("10".into()));
@@ -239,7 +238,7 @@ fn removing_a_middle_node() {
 
 #[test]
 fn settings_drive_the_table() {
-    use reshard::compare::CompareSettings;
+    use reshard::analysis::CompareSettings;
     // With 1 point per node the "ring" row must be the one-point ring row,
     // and with a huge ε bounded loads must equal that same ring.
     let s = CompareSettings { vnodes: 1, epsilon: 100.0, timed_keys: 0, ..Default::default() };

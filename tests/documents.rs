@@ -6,9 +6,11 @@
 //! Percentages are compared after formatting with the document's number of
 //! decimals, the way the documents print them.
 
+#[allow(unused_imports)]
+use reshard::prelude::*;
 use reshard::{
-    letters, modulo_rule, named, ArrangementSweep, FixedShards, HashWidth, HashedKeys, KeySet, LoadReport, Modulo,
-    Movement, Placement, Rendezvous, Ring,
+    letters, modulo_rule, numbered, prefixed, ArrangementSweep, FixedShards, HashWidth, HashedKeys, KeySet, LoadReport,
+    Modulo, Movement, Placement, Rendezvous, Ring,
 };
 use std::sync::OnceLock;
 
@@ -40,7 +42,7 @@ fn modulo_move(keys: &HashedKeys, old: usize, new: usize) -> Movement {
 }
 
 fn ring(nodes: &str, vnodes: usize) -> Ring {
-    Ring::new(letters(nodes), vnodes).unwrap()
+    Ring::named(letters(nodes)).and_then(|r| r.with_vnodes(vnodes)).unwrap()
 }
 
 // ---------------------------------------------------------------- 000 --
@@ -84,13 +86,13 @@ fn doc000_ring_abc_to_abcd() {
 fn doc000_load_abcd() {
     let keys = users_100k();
     for (v, doc) in [(1, [31186, 10531, 30259, 28024]), (150, [25136, 24419, 25098, 25347])] {
-        let l = LoadReport::measure(keys, &ring("ABCD", v));
+        let l = LoadReport::measure(keys, &ring("ABCD", v)).unwrap();
         assert_eq!(l.nodes(), ["A", "B", "C", "D"]);
         assert_eq!(l.counts(), doc, "{v} point(s) per node");
         assert_eq!(l.total(), 100_000);
     }
     // "With 150 points per node the four counts sit between 24.4k and 25.3k."
-    let l = LoadReport::measure(keys, &ring("ABCD", 150));
+    let l = LoadReport::measure(keys, &ring("ABCD", 150)).unwrap();
     assert_eq!((l.min(), l.max()), (24_419, 25_347));
 }
 
@@ -106,7 +108,7 @@ fn doc000_remove_c() {
     assert_eq!(m.between_kept(), 0);
     assert_eq!(m.removed_nodes(), ["C"]);
     // "all 33830 of them": the keys that lived on C are exactly the movers.
-    let on_c = LoadReport::measure(keys, &full).counts()[2];
+    let on_c = LoadReport::measure(keys, &full).unwrap().counts()[2];
     assert_eq!(on_c, 33_830);
 }
 
@@ -135,10 +137,10 @@ fn doc000_sweep_row_is_a_salted_ring() {
     let s = ArrangementSweep::run(keys, &letters("ABC"), &letters("ABCD"), 1, 30).unwrap();
     for (i, row) in s.rows().iter().enumerate().step_by(7) {
         let salt = format!("{i}:");
-        let old = Ring::salted(letters("ABC"), 1, &salt).unwrap();
-        let new = Ring::salted(letters("ABCD"), 1, &salt).unwrap();
+        let old = Ring::named(letters("ABC")).and_then(|r| r.with_vnodes(1)).map(|r| r.with_salt(&salt)).unwrap();
+        let new = Ring::named(letters("ABCD")).and_then(|r| r.with_vnodes(1)).map(|r| r.with_salt(&salt)).unwrap();
         let m = Movement::measure(keys, &old, &new).unwrap();
-        let l = LoadReport::measure(keys, &new);
+        let l = LoadReport::measure(keys, &new).unwrap();
         assert_eq!(row.salt, salt);
         assert_eq!(row.moved, m.moved());
         assert_eq!((row.min_load, row.max_load), (l.min(), l.max()));
@@ -149,7 +151,7 @@ fn doc000_sweep_row_is_a_salted_ring() {
 #[test]
 fn doc000_ten_to_eleven_sweeps() {
     let keys = users_100k();
-    let (s10, s11) = (named("S", 10), named("S", 11));
+    let (s10, s11) = (prefixed("S", 10), prefixed("S", 11));
     assert_eq!(s11.last().map(String::as_str), Some("S10"));
     for (v, lo, hi, mean) in [
         (150, "8.0%", "11.5%", Some("9.1%")),
@@ -219,10 +221,10 @@ fn doc004_modulo() {
 #[test]
 fn doc004_fixed_shards_and_ratio() {
     let keys = plain_1m();
-    let ten = FixedShards::new(1000, 10).unwrap();
+    let ten = FixedShards::new(10).and_then(|f| f.with_shards(1000)).unwrap();
     assert_eq!(ten.shard_counts(), [100; 10]);
     assert!((0..1000).all(|s| ten.table()[s] as usize == s % 10));
-    let eleven = ten.grow_to(11, 42).unwrap();
+    let eleven = ten.add_node("10").unwrap();
     assert_eq!(ten.moved_shards(&eleven).len(), 90);
     let counts = eleven.shard_counts();
     assert_eq!(counts[..10], [91; 10]);
@@ -257,8 +259,8 @@ fn doc004_doubling_moves_half_not_a_twentieth() {
     assert_eq!(m.to_added(), m.moved());
     // Fixed shards doubled: exactly the new nodes' fair share, 500 of 1000
     // shards, and nothing between old nodes.
-    let ten = FixedShards::new(1000, 10).unwrap();
-    let twenty = ten.grow_to(20, 42).unwrap();
+    let ten = FixedShards::new(10).and_then(|f| f.with_shards(1000)).unwrap();
+    let twenty = ten.rebalance_to(numbered(20)).unwrap();
     assert_eq!(ten.moved_shards(&twenty).len(), 500);
     assert_eq!(twenty.shard_counts(), [50; 20]);
     let f = Movement::measure(keys, &ten, &twenty).unwrap();

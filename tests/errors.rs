@@ -1,30 +1,46 @@
 //! Bad parameters: each gives the typed error, whose message says what to
 //! change, and none panics.
 
-use reshard::modulo::count_moved_streaming;
+#[allow(unused_imports)]
+use reshard::prelude::*;
+use reshard::schemes::modulo::count_moved_streaming;
 use reshard::{letters, ArrangementSweep, Error, FixedShards, HashWidth, KeySet, Modulo, Rendezvous, Ring, VnodeSweep};
 mod common;
 use common::expect_err;
-
 
 #[test]
 fn zero_nodes() {
     let hint = "at least 1 node";
     expect_err("Modulo::new(0)", || Modulo::new(0), |e| *e == Error::NoNodes, hint);
-    expect_err("Modulo::with_nodes([])", || Modulo::with_nodes(Vec::<String>::new()), |e| *e == Error::NoNodes, hint);
-    expect_err("Ring::new([], 150)", || Ring::new(Vec::<String>::new(), 150), |e| *e == Error::NoNodes, hint);
-    expect_err("Ring::salted([], 1, s)", || Ring::salted(Vec::<&str>::new(), 1, "0:"), |e| *e == Error::NoNodes, hint);
-    expect_err("Rendezvous::new(0)", || Rendezvous::new(0), |e| *e == Error::NoNodes, hint);
+    expect_err("Modulo::named([])", || Modulo::named(Vec::<String>::new()), |e| *e == Error::NoNodes, hint);
     expect_err(
-        "Rendezvous::weighted([], [])",
-        || Rendezvous::weighted(Vec::<String>::new(), Vec::<f64>::new()),
+        "Ring::named([]).and_then(|r| r.with_vnodes(150))",
+        || Ring::named(Vec::<String>::new()).and_then(|r| r.with_vnodes(150)),
         |e| *e == Error::NoNodes,
         hint,
     );
-    expect_err("FixedShards::new(1000, 0)", || FixedShards::new(1000, 0), |e| *e == Error::NoNodes, hint);
     expect_err(
-        "FixedShards::grow_to(0)",
-        || FixedShards::new(1000, 10).unwrap().grow_to(0, 42),
+        "Ring::named([]).and_then(|r| r.with_vnodes(1)).map(|r| r.with_salt(s))",
+        || Ring::named(Vec::<&str>::new()).and_then(|r| r.with_vnodes(1)).map(|r| r.with_salt("0:")),
+        |e| *e == Error::NoNodes,
+        hint,
+    );
+    expect_err("Rendezvous::new(0)", || Rendezvous::new(0), |e| *e == Error::NoNodes, hint);
+    expect_err(
+        "Rendezvous::named([]).and_then(|r| r.with_weights([]))",
+        || Rendezvous::named(Vec::<String>::new()).and_then(|r| r.with_weights(Vec::<f64>::new())),
+        |e| *e == Error::NoNodes,
+        hint,
+    );
+    expect_err(
+        "FixedShards::new(0).and_then(|f| f.with_shards(1000))",
+        || FixedShards::new(0).and_then(|f| f.with_shards(1000)),
+        |e| *e == Error::NoNodes,
+        hint,
+    );
+    expect_err(
+        "FixedShards::rebalance_to([])",
+        || FixedShards::new(10).unwrap().rebalance_to(Vec::<String>::new()),
         |e| *e == Error::NoNodes,
         hint,
     );
@@ -34,12 +50,13 @@ fn zero_nodes() {
         |e| *e == Error::NoNodes,
         hint,
     );
-    expect_err(
-        "FixedShards::remove_node(last one)",
-        || FixedShards::new(10, 1).unwrap().remove_node("0", 42),
-        |e| *e == Error::NoNodes,
-        hint,
-    );
+    for last in [
+        FixedShards::new(1).unwrap().remove_node("0"),
+        Ring::new(1).unwrap().remove_node("0").map(|_| FixedShards::new(1).unwrap()),
+        Jump::new(1).unwrap().remove_node("0").map(|_| FixedShards::new(1).unwrap()),
+    ] {
+        assert_eq!(last.unwrap_err(), Error::LastNode("0".into()));
+    }
     expect_err(
         "count_moved_streaming(.., 0, 4)",
         || count_moved_streaming(&KeySet::users(10), HashWidth::Bits32, 0, 4),
@@ -56,10 +73,15 @@ fn zero_nodes() {
 
 #[test]
 fn zero_vnodes() {
-    expect_err("Ring::new(ABC, 0)", || Ring::new(letters("ABC"), 0), |e| *e == Error::ZeroVnodes, "at least 1 point");
+    expect_err(
+        "Ring::named(ABC).and_then(|r| r.with_vnodes(0))",
+        || Ring::named(letters("ABC")).and_then(|r| r.with_vnodes(0)),
+        |e| *e == Error::ZeroVnodes,
+        "at least 1 point",
+    );
     expect_err(
         "Ring::salted(ABC, 0)",
-        || Ring::salted(letters("ABC"), 0, "1:"),
+        || Ring::named(letters("ABC")).and_then(|r| r.with_vnodes(0)).map(|r| r.with_salt("1:")),
         |e| *e == Error::ZeroVnodes,
         "at least 1 point",
     );
@@ -81,10 +103,15 @@ fn zero_vnodes() {
 #[test]
 fn zero_shards() {
     let hint = "at least 1 shard";
-    expect_err("FixedShards::new(0, 10)", || FixedShards::new(0, 10), |e| *e == Error::ZeroShards, hint);
     expect_err(
-        "FixedShards::with_nodes(0, ..)",
-        || FixedShards::with_nodes(0, ["a"]),
+        "FixedShards::new(10).and_then(|f| f.with_shards(0))",
+        || FixedShards::new(10).and_then(|f| f.with_shards(0)),
+        |e| *e == Error::ZeroShards,
+        hint,
+    );
+    expect_err(
+        "FixedShards::named(..).and_then(|f| f.with_shards(0))",
+        || FixedShards::named(["a"]).and_then(|f| f.with_shards(0)),
         |e| *e == Error::ZeroShards,
         hint,
     );
@@ -95,8 +122,8 @@ fn zero_shards() {
         hint,
     );
     expect_err(
-        "FixedShards::relaid(0)",
-        || FixedShards::new(10, 2).unwrap().relaid(0),
+        "FixedShards::with_shards(0)",
+        || FixedShards::new(2).and_then(|f| f.with_shards(10)).unwrap().with_shards(0),
         |e| *e == Error::ZeroShards,
         hint,
     );
@@ -106,15 +133,25 @@ fn zero_shards() {
 fn duplicate_node_names() {
     let is_a = |e: &Error| *e == Error::DuplicateNode("A".into());
     let hint = "must be distinct";
-    expect_err("Modulo dup", || Modulo::with_nodes(["A", "B", "A"]), is_a, hint);
-    expect_err("Ring dup", || Ring::new(["A", "B", "A"], 150), is_a, hint);
-    expect_err("Ring salted dup", || Ring::salted(letters("ABA"), 1, "3:"), is_a, hint);
-    expect_err("Rendezvous dup", || Rendezvous::with_nodes(["A", "A"]), is_a, hint);
-    expect_err("Rendezvous weighted dup", || Rendezvous::weighted(["A", "A"], [1.0, 1.0]), is_a, hint);
-    expect_err("FixedShards dup", || FixedShards::with_nodes(100, ["A", "B", "A"]), is_a, hint);
+    expect_err("Modulo dup", || Modulo::named(["A", "B", "A"]), is_a, hint);
+    expect_err("Ring dup", || Ring::named(["A", "B", "A"]).and_then(|r| r.with_vnodes(150)), is_a, hint);
+    expect_err(
+        "Ring salted dup",
+        || Ring::named(letters("ABA")).and_then(|r| r.with_vnodes(1)).map(|r| r.with_salt("3:")),
+        is_a,
+        hint,
+    );
+    expect_err("Rendezvous dup", || Rendezvous::named(["A", "A"]), is_a, hint);
+    expect_err(
+        "Rendezvous weighted dup",
+        || Rendezvous::named(["A", "A"]).and_then(|r| r.with_weights([1.0, 1.0])),
+        is_a,
+        hint,
+    );
+    expect_err("FixedShards dup", || FixedShards::named(["A", "B", "A"]).and_then(|f| f.with_shards(100)), is_a, hint);
     expect_err(
         "FixedShards rebalance_to dup",
-        || FixedShards::with_nodes(100, ["A", "B"]).unwrap().rebalance_to(["A", "A"], 1),
+        || FixedShards::named(["A", "B"]).and_then(|f| f.with_shards(100)).unwrap().rebalance_to(["A", "A"]),
         is_a,
         hint,
     );
@@ -150,15 +187,15 @@ fn bad_weights() {
     for w in [0.0, -1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, -0.0] {
         expect_err(
             &format!("weight {w}"),
-            || Rendezvous::weighted(["a", "b", "c"], [1.0, w, 2.0]),
+            || Rendezvous::named(["a", "b", "c"]).and_then(|r| r.with_weights([1.0, w, 2.0])),
             |e| matches!(e, Error::BadWeight { node, .. } if node == "b"),
             "use a weight > 0",
         );
     }
     // the message repeats the weight as given
-    let e = Rendezvous::weighted(["a"], [f64::NAN]).unwrap_err();
+    let e = Rendezvous::named(["a"]).and_then(|r| r.with_weights([f64::NAN])).unwrap_err();
     assert!(e.to_string().contains("NaN"), "{e}");
-    let e = Rendezvous::weighted(["a"], [-1.0]).unwrap_err();
+    let e = Rendezvous::named(["a"]).and_then(|r| r.with_weights([-1.0])).unwrap_err();
     assert!(e.to_string().contains("-1"), "{e}");
 }
 
@@ -168,34 +205,34 @@ fn wrong_weight_count() {
         let (n, w) = (names.len(), weights.len());
         expect_err(
             "weight count",
-            || Rendezvous::weighted(names, weights),
-            |e| *e == Error::WeightCount { nodes: n, weights: w },
-            "exactly one weight per node",
+            || Rendezvous::named(names).and_then(|r| r.with_weights(weights)),
+            |e| *e == Error::LengthMismatch { what: "weights for nodes", expected: n, given: w },
+            "exactly one per item",
         );
     }
 }
 
 #[test]
 fn moving_more_shards_than_a_node_has() {
-    let fs = FixedShards::new(1000, 10).unwrap();
+    let fs = FixedShards::new(10).and_then(|f| f.with_shards(1000)).unwrap();
     expect_err(
         "move_shards 101",
-        || fs.move_shards("3", "4", 101, 42),
+        || fs.move_shards("3", "4", 101),
         |e| *e == Error::NotEnoughShards { node: "3".into(), has: 100, asked: 101 },
         "ask for at most 100",
     );
     // exactly all of them is fine
-    let moved = fs.move_shards("3", "4", 100, 42).unwrap();
+    let moved = fs.move_shards("3", "4", 100).unwrap();
     assert_eq!(moved.shard_counts()[3..5], [0, 200]);
     expect_err(
         "move_shards unknown from",
-        || fs.move_shards("x", "4", 1, 42),
+        || fs.move_shards("x", "4", 1),
         |e| *e == Error::UnknownNode("x".into()),
         "check the spelling",
     );
     expect_err(
         "move_shards unknown to",
-        || fs.move_shards("3", "y", 1, 42),
+        || fs.move_shards("3", "y", 1),
         |e| *e == Error::UnknownNode("y".into()),
         "check the spelling",
     );
@@ -205,33 +242,33 @@ fn moving_more_shards_than_a_node_has() {
 fn more_nodes_than_shards() {
     let hint = "use at least 11 shards or fewer nodes";
     expect_err(
-        "FixedShards::new(10, 11)",
-        || FixedShards::new(10, 11),
+        "FixedShards::new(11).and_then(|f| f.with_shards(10))",
+        || FixedShards::new(11).and_then(|f| f.with_shards(10)),
         |e| *e == Error::MoreNodesThanShards { nodes: 11, shards: 10 },
         hint,
     );
     expect_err(
-        "grow_to(11) with 10 shards",
-        || FixedShards::new(10, 10).unwrap().grow_to(11, 42),
+        "add_node with 10 shards on 10 nodes",
+        || FixedShards::new(10).and_then(|f| f.with_shards(10)).unwrap().add_node("10"),
         |e| *e == Error::MoreNodesThanShards { nodes: 11, shards: 10 },
         hint,
     );
     // as many nodes as shards is fine
-    assert_eq!(FixedShards::new(10, 10).unwrap().shard_counts(), [1; 10]);
+    assert_eq!(FixedShards::new(10).and_then(|f| f.with_shards(10)).unwrap().shard_counts(), [1; 10]);
 }
 
 #[test]
 fn unknown_node_in_remove_node() {
-    let fs = FixedShards::new(1000, 10).unwrap();
+    let fs = FixedShards::new(10).and_then(|f| f.with_shards(1000)).unwrap();
     expect_err(
         "remove_node(\"10\")",
-        || fs.remove_node("10", 42),
+        || fs.remove_node("10"),
         |e| *e == Error::UnknownNode("10".into()),
         "no node named \"10\"",
     );
     expect_err(
         "remove_node(\"\")",
-        || fs.remove_node("", 42),
+        || fs.remove_node(""),
         |e| *e == Error::UnknownNode(String::new()),
         "check the spelling",
     );
@@ -270,21 +307,72 @@ fn arrangement_sweep_with_no_arrangements() {
 #[test]
 fn other_invalid_parameters() {
     let is_invalid = |e: &Error| matches!(e, Error::Invalid(_));
-    expect_err("split(0)", || FixedShards::new(10, 2).unwrap().split(0), is_invalid, "use 1 or more");
+    expect_err(
+        "split(0)",
+        || FixedShards::new(2).and_then(|f| f.with_shards(10)).unwrap().split(0),
+        is_invalid,
+        "use 1 or more",
+    );
     expect_err(
         "from_table bad index",
         || FixedShards::from_table(["a", "b"], vec![0, 2]),
-        is_invalid,
+        |e| *e == Error::NodeOutOfRange { index: 2, nodes: 2 },
         "use indices below 2",
     );
     expect_err("hash width 64", || "64".parse::<HashWidth>(), is_invalid, "use 32 or 128");
-    expect_err("document 007", || reshard::reproduce::document("007"), is_invalid, "use 000, 002 or 004");
-    let keys = KeySet::plain(10).hashed(HashWidth::Bits128).unwrap();
+    expect_err("document 007", || reshard::tutor::reproduce::document("007"), is_invalid, "use 000, 002 or 004");
     expect_err(
         "Movement over 5,001 nodes",
-        || reshard::Movement::measure(&keys, &Modulo::new(5000).unwrap(), &Modulo::new(5001).unwrap()),
-        is_invalid,
-        "use fewer nodes",
+        || Modulo::new(5000),
+        |e| matches!(e, Error::TooLarge { what: "nodes", asked: 5000, limit: 4096, .. }),
+        "limit of 4,096",
     );
-    expect_err("too many ring points", || Ring::new(letters("AB"), 30_000_000), is_invalid, "at most 50,000,000");
+    expect_err(
+        "too many ring points",
+        || Ring::named(letters("AB")).and_then(|r| r.with_vnodes(30_000_000)),
+        |e| matches!(e, Error::TooLarge { asked: 60_000_000, limit: 10_000_000, .. }),
+        "limit of 10,000,000",
+    );
+}
+
+/// Public functions that once panicked or answered garbage on bad
+/// arguments now refuse them with a typed error.
+#[test]
+fn no_panics_from_arguments() {
+    let names = |n: usize| numbered(n);
+    expect_err(
+        "from_assignments lengths",
+        || Movement::from_assignments(&names(2), &[0, 1, 0], &names(2), &[0, 1]),
+        |e| *e == Error::LengthMismatch { what: "owners after (one per key before)", expected: 3, given: 2 },
+        "exactly one per item",
+    );
+    expect_err(
+        "from_assignments before index",
+        || Movement::from_assignments(&names(2), &[0, 2], &names(3), &[0, 1]),
+        |e| *e == Error::NodeOutOfRange { index: 2, nodes: 2 },
+        "indices below 2",
+    );
+    expect_err(
+        "from_assignments after index",
+        || Movement::from_assignments(&names(2), &[0, 1], &names(3), &[7, 1]),
+        |e| *e == Error::NodeOutOfRange { index: 7, nodes: 3 },
+        "indices below 3",
+    );
+    expect_err(
+        "from_counts",
+        || LoadReport::from_counts(names(3), vec![1, 2]),
+        |e| *e == Error::LengthMismatch { what: "counts for nodes", expected: 3, given: 2 },
+        "exactly one per item",
+    );
+    let r = Rendezvous::new(3).unwrap();
+    expect_err(
+        "score of an unknown node",
+        || r.score(Key::new("key0", HashWidth::Bits128), "7"),
+        |e| *e == Error::UnknownNode("7".into()),
+        "check the spelling",
+    );
+    let py = || reshard::PyRandom::new(42);
+    expect_err("getrandbits(65)", || py().getrandbits(65), |e| matches!(e, Error::Invalid(_)), "k ≤ 64");
+    expect_err("randbelow(0)", || py().randbelow(0), |e| matches!(e, Error::Invalid(_)), "n ≥ 1");
+    assert_eq!(reshard::present::fixed(12.97, 1), "13.0");
 }

@@ -3,9 +3,11 @@
 //! python3 3.11.7 and hardcoded here, with the snippet that made them), and
 //! brute-force reference implementations written in this file.
 
-use reshard::modulo::count_moved_streaming;
+#[allow(unused_imports)]
+use reshard::prelude::*;
+use reshard::schemes::modulo::count_moved_streaming;
 use reshard::{
-    letters, md5_u128, modulo_rule, named, numbered, FixedShards, HashWidth, HashedKeys, KeySet, LoadReport, Modulo,
+    letters, md5_u128, modulo_rule, numbered, prefixed, FixedShards, HashWidth, HashedKeys, KeySet, LoadReport, Modulo,
     Movement, NodeId, Placement, PyRandom, Rendezvous, Ring,
 };
 
@@ -65,7 +67,7 @@ fn hashed_key_sets_use_the_same_md5() {
 #[test]
 fn getrandbits32_matches_python_seed_42() {
     let mut r = PyRandom::new(42);
-    let got: Vec<u32> = (0..10).map(|_| r.getrandbits(32)).collect();
+    let got: Vec<u64> = (0..10).map(|_| r.getrandbits(32).unwrap()).collect();
     assert_eq!(
         got,
         [
@@ -77,9 +79,21 @@ fn getrandbits32_matches_python_seed_42() {
 
 /// `r = random.Random(s); [r.getrandbits(32) for _ in range(5)]`; seeds of
 /// one and of two 32-bit words.
+/// `random.Random(42).getrandbits(k)` for k above 32 (CPython fills 32-bit
+/// words from the least significant): values printed by python3.
+#[test]
+fn getrandbits_wide_matches_python() {
+    let mut r = PyRandom::new(42);
+    assert_eq!(r.getrandbits(40).unwrap(), 123_005_401_501);
+    assert_eq!(r.getrandbits(64).unwrap(), 13_679_192_365_072_849_617);
+    assert_eq!(r.getrandbits(0).unwrap(), 0);
+    assert!(r.getrandbits(65).is_err());
+    assert!(r.randbelow(0).is_err());
+}
+
 #[test]
 fn getrandbits32_matches_python_other_seeds() {
-    let cases: [(u64, [u32; 5]); 5] = [
+    let cases: [(u64, [u64; 5]); 5] = [
         (0, [3626764237, 1654615998, 3255389356, 3823568514, 1806341205]),
         (1, [577090037, 2444712010, 3639700191, 3445702192, 3280387012]),
         ((1 << 40) + 5, [2166296868, 2220160828, 1153647273, 2850991874, 3976222944]),
@@ -88,7 +102,7 @@ fn getrandbits32_matches_python_other_seeds() {
     ];
     for (seed, want) in cases {
         let mut r = PyRandom::new(seed);
-        let got: Vec<u32> = (0..5).map(|_| r.getrandbits(32)).collect();
+        let got: Vec<u64> = (0..5).map(|_| r.getrandbits(32).unwrap()).collect();
         assert_eq!(got, want, "seed {seed}");
     }
 }
@@ -97,7 +111,7 @@ fn getrandbits32_matches_python_other_seeds() {
 #[test]
 fn getrandbits_k_matches_python() {
     let mut r = PyRandom::new(42);
-    let got: Vec<u32> = [1, 2, 3, 7, 8, 16, 31, 32, 5, 13].iter().map(|&k| r.getrandbits(k)).collect();
+    let got: Vec<u64> = [1, 2, 3, 7, 8, 16, 31, 32, 5, 13].iter().map(|&k| r.getrandbits(k).unwrap()).collect();
     assert_eq!(got, [1, 0, 0, 94, 70, 16049, 479341423, 599310825, 23, 839]);
 }
 
@@ -106,13 +120,13 @@ fn getrandbits_k_matches_python() {
 fn randbelow_matches_python() {
     let ns: [u32; 13] = [2, 3, 10, 100, 1000, 1 << 31, (1 << 31) + 1, u32::MAX, 7, 6, 5, 17, 65537];
     let mut r = PyRandom::new(42);
-    let got: Vec<u32> = ns.iter().map(|&n| r.randbelow(n)).collect();
+    let got: Vec<u32> = ns.iter().map(|&n| r.randbelow(n).unwrap()).collect();
     assert_eq!(got, [0, 0, 4, 31, 228, 599310825, 440213415, 2906402157, 5, 4, 0, 13, 4165]);
 
     // r = random.Random(7); l = [r._randbelow(1000) for _ in range(1000)]
     // sum(l) == 485863, l[:20] as below
     let mut r = PyRandom::new(7);
-    let l: Vec<u32> = (0..1000).map(|_| r.randbelow(1000)).collect();
+    let l: Vec<u32> = (0..1000).map(|_| r.randbelow(1000).unwrap()).collect();
     assert_eq!(l.iter().map(|&x| x as u64).sum::<u64>(), 485_863);
     assert_eq!(l[..20], [331, 970, 154, 404, 666, 49, 74, 840, 548, 96, 374, 596, 59, 931, 519, 219, 38, 88, 444, 428]);
 }
@@ -125,7 +139,7 @@ fn randbelow_matches_python() {
 fn randbelow_one_consumes_output_like_python() {
     let ns = [5, 1, 5, 1, 1, 5, 10, 1, 100];
     let mut r = PyRandom::new(42);
-    let got: Vec<u32> = ns.iter().map(|&n| r.randbelow(n)).collect();
+    let got: Vec<u32> = ns.iter().map(|&n| r.randbelow(n).unwrap()).collect();
     assert_eq!(got, [0, 0, 2, 0, 0, 1, 1, 0, 75]);
 }
 
@@ -202,8 +216,8 @@ fn doc004_moved_shards_match_python_procedure() {
         764, 772, 773, 774, 775, 778, 787, 798, 815, 892, 896, 903, 908, 910, 916, 929, 948, 966, 974, 976, 997, 999,
     ];
     assert_eq!(MOVED.iter().sum::<usize>(), 43_635);
-    let ten = FixedShards::new(1000, 10).unwrap();
-    let eleven = ten.grow_to(11, 42).unwrap();
+    let ten = FixedShards::new(10).and_then(|f| f.with_shards(1000)).unwrap();
+    let eleven = ten.add_node("10").unwrap();
     let moved = ten.moved_shards(&eleven);
     assert_eq!(moved, MOVED);
     // every moved shard is on node "10" now, every other one where it was
@@ -261,14 +275,15 @@ fn ring_matches_brute_force() {
             (letters("ABC"), 1, ""),
             (letters("ABCD"), 1, "3:"),
             (letters("DCBA"), 2, ""),
-            (named("S", 11), 5, "17:"),
-            (named("node-", 4), 17, "x"),
+            (prefixed("S", 11), 5, "17:"),
+            (prefixed("node-", 4), 17, "x"),
             (vec!["only".into()], 3, ""),
             (vec!["only".into()], 1, "0:"),
             (numbered(7), 150, "29:"),
         ];
         for (nodes, vnodes, salt) in configs {
-            let ring = Ring::salted(nodes.clone(), vnodes, salt).unwrap();
+            let ring =
+                Ring::named(nodes.clone()).and_then(|r| r.with_vnodes(vnodes)).map(|r| r.with_salt(salt)).unwrap();
             let brute = BruteRing::new(&nodes, vnodes, salt, width);
             // the points in ring order
             let pts = ring.points(width);
@@ -281,13 +296,13 @@ fn ring_matches_brute_force() {
             for (i, key) in keyset.iter().enumerate() {
                 let want = brute.owner(keys.hashes()[i]);
                 assert_eq!(assigned[i], want, "{width} {nodes:?} v={vnodes} salt={salt:?} key {key}");
-                assert_eq!(ring.lookup(&key, width), want);
-                assert_eq!(nodes[ring.owner_of_hash(keys.hashes()[i], width) as usize], want);
+                assert_eq!(ring.owner(Key::new(&key, width)), want);
+                assert_eq!(nodes[ring.locate(Key { bytes: &[], hash: keys.hashes()[i], width }) as usize], want);
             }
             // boundary hashes: 0, a point's own hash, one past it, the top
             for p in pts.iter().take(5) {
                 for h in [p.hash, p.hash.saturating_sub(1), p.hash + 1] {
-                    assert_eq!(nodes[ring.owner_of_hash(h, width) as usize], brute.owner(h));
+                    assert_eq!(nodes[ring.locate(Key { bytes: &[], hash: h, width }) as usize], brute.owner(h));
                 }
             }
             let top = match width {
@@ -295,7 +310,7 @@ fn ring_matches_brute_force() {
                 HashWidth::Bits128 => u128::MAX,
             };
             for h in [0, top] {
-                assert_eq!(nodes[ring.owner_of_hash(h, width) as usize], brute.owner(h));
+                assert_eq!(nodes[ring.locate(Key { bytes: &[], hash: h, width }) as usize], brute.owner(h));
             }
             // arcs add up to the circle
             let total: f64 = ring.arc_shares(width).iter().sum();
@@ -323,18 +338,18 @@ fn ring_tie_between_points_goes_to_the_smaller_name() {
     assert_eq!(w.hash(b"n132506#0"), 109809875);
     let keys = KeySet::users(100_000).hashed(w).unwrap();
     for nodes in [["n75005", "n132506"], ["n132506", "n75005"]] {
-        let ring = Ring::new(nodes, 1).unwrap();
-        let load = LoadReport::measure(&keys, &ring);
+        let ring = Ring::named(nodes).and_then(|r| r.with_vnodes(1)).unwrap();
+        let load = LoadReport::measure(&keys, &ring).unwrap();
         let on_small = load.counts()[nodes.iter().position(|&n| n == "n132506").unwrap()];
         assert_eq!(on_small, 100_000, "{nodes:?}");
-        assert_eq!(ring.lookup("user:0", w), "n132506");
+        assert_eq!(ring.owner(Key::new("user:0", w)), "n132506");
         assert_eq!(ring.points(w)[0].hash, 109809875);
         assert_eq!(ring.nodes()[ring.points(w)[0].node as usize], "n132506");
     }
     // At 128 bits they do not collide and split the circle.
     let keys = KeySet::users(10_000).hashed(HashWidth::Bits128).unwrap();
-    let ring = Ring::new(["n75005", "n132506"], 1).unwrap();
-    assert!(LoadReport::measure(&keys, &ring).min() > 0);
+    let ring = Ring::named(["n75005", "n132506"]).and_then(|r| r.with_vnodes(1)).unwrap();
+    assert!(LoadReport::measure(&keys, &ring).unwrap().min() > 0);
 }
 
 /// A key exactly on a point: md5("user:21172") ≡ md5("p69692#0") mod 2^32
@@ -348,14 +363,14 @@ fn ring_key_on_a_point_belongs_to_that_point() {
     let w = HashWidth::Bits32;
     assert_eq!(w.hash(b"user:21172"), 2273848988);
     assert_eq!(w.hash(b"p69692#0"), 2273848988);
-    let ring = Ring::new(["A", "B", "p69692"], 1).unwrap();
-    assert_eq!(ring.lookup("user:21172", w), "p69692");
-    assert_eq!(ring.lookup("user:21171", w), "A");
-    assert_eq!(ring.lookup("user:21173", w), "p69692");
+    let ring = Ring::named(["A", "B", "p69692"]).and_then(|r| r.with_vnodes(1)).unwrap();
+    assert_eq!(ring.owner(Key::new("user:21172", w)), "p69692");
+    assert_eq!(ring.owner(Key::new("user:21171", w)), "A");
+    assert_eq!(ring.owner(Key::new("user:21173", w)), "p69692");
     let keys = KeySet::users(100_000).hashed(w).unwrap();
     let owners = ring.assign(&keys);
     assert_eq!(owners[21172], 2);
-    assert_eq!(LoadReport::measure(&keys, &ring).counts(), [29880, 40790, 29330]);
+    assert_eq!(LoadReport::measure(&keys, &ring).unwrap().counts(), [29880, 40790, 29330]);
 }
 
 /// Loads computed with document 000's Python `Ring`, using the full
@@ -370,8 +385,8 @@ fn ring_128bit_loads_match_python() {
         ("xyz", 1, "", &[6135, 2095, 1770]),
     ];
     for (nodes, v, salt, want) in cases {
-        let ring = Ring::salted(letters(nodes), v, salt).unwrap();
-        assert_eq!(LoadReport::measure(&keys, &ring).counts(), want, "{nodes} v={v} salt={salt:?}");
+        let ring = Ring::named(letters(nodes)).and_then(|r| r.with_vnodes(v)).map(|r| r.with_salt(salt)).unwrap();
+        assert_eq!(LoadReport::measure(&keys, &ring).unwrap().counts(), want, "{nodes} v={v} salt={salt:?}");
     }
 }
 
@@ -397,15 +412,19 @@ fn rendezvous_matches_brute_force() {
     for width in [HashWidth::Bits32, HashWidth::Bits128] {
         for keyset in [KeySet::plain(2000), KeySet::new("user:", 1000)] {
             let keys = keyset.hashed(width).unwrap();
-            for nodes in [numbered(1), numbered(3), numbered(11), letters("QWERTY"), named("db-", 6)] {
-                let r = Rendezvous::with_nodes(nodes.clone()).unwrap();
+            for nodes in [numbered(1), numbered(3), numbered(11), letters("QWERTY"), prefixed("db-", 6)] {
+                let r = Rendezvous::named(nodes.clone()).unwrap();
                 let owners = r.assign(&keys);
                 for (i, key) in keyset.iter().enumerate() {
                     let want = brute_rendezvous(&key, &nodes, width);
                     assert_eq!(owners[i] as usize, want, "{width} {nodes:?} {key}");
-                    assert_eq!(r.lookup(&key, width), nodes[want]);
+                    assert_eq!(r.owner(Key::new(&key, width)), nodes[want]);
                     for (j, n) in nodes.iter().enumerate() {
-                        assert_eq!(r.score(&key, j, width), width.hash(format!("{key}:{n}").as_bytes()));
+                        let _ = j;
+                        assert_eq!(
+                            r.score(Key::new(&key, width), n).unwrap(),
+                            width.hash(format!("{key}:{n}").as_bytes())
+                        );
                     }
                 }
             }
@@ -420,9 +439,9 @@ fn rendezvous_matches_brute_force() {
 fn rendezvous_loads_match_python() {
     let r = Rendezvous::new(5).unwrap();
     let keys = KeySet::plain(10_000).hashed(HashWidth::Bits128).unwrap();
-    assert_eq!(LoadReport::measure(&keys, &r).counts(), [2050, 1987, 2003, 2022, 1938]);
+    assert_eq!(LoadReport::measure(&keys, &r).unwrap().counts(), [2050, 1987, 2003, 2022, 1938]);
     let keys = KeySet::users(10_000).hashed(HashWidth::Bits32).unwrap();
-    assert_eq!(LoadReport::measure(&keys, &r).counts(), [1942, 2078, 2013, 1944, 2023]);
+    assert_eq!(LoadReport::measure(&keys, &r).unwrap().counts(), [1942, 2078, 2013, 1944, 2023]);
 }
 
 /// A tie: md5("key16838:n913") ≡ md5("key16838:n987") mod 2^32
@@ -435,16 +454,16 @@ fn rendezvous_tie_goes_to_the_lowest_id() {
     assert_eq!(w.hash(b"key16838:n987"), 1961006506);
     let keys = KeySet::plain(16_839).hashed(w).unwrap();
     for nodes in [["n913", "n987"], ["n987", "n913"]] {
-        let r = Rendezvous::with_nodes(nodes).unwrap();
-        assert_eq!(r.lookup("key16838", w), nodes[0], "{nodes:?}");
+        let r = Rendezvous::named(nodes).unwrap();
+        assert_eq!(r.owner(Key::new("key16838", w)), nodes[0], "{nodes:?}");
         assert_eq!(r.assign(&keys)[16_838], 0);
         // the pair path must break the tie the same way
-        let other = Rendezvous::with_nodes([nodes[1], nodes[0]]).unwrap();
+        let other = Rendezvous::named([nodes[1], nodes[0]]).unwrap();
         let (a, b) = r.assign_pair(&other, &keys);
         assert_eq!((a[16_838], b[16_838]), (0, 0));
     }
-    let r = Rendezvous::with_nodes(["n913", "n987"]).unwrap();
-    assert_eq!(r.lookup("key16838", HashWidth::Bits128), "n987");
+    let r = Rendezvous::named(["n913", "n987"]).unwrap();
+    assert_eq!(r.owner(Key::new("key16838", HashWidth::Bits128)), "n987");
 }
 
 #[test]
@@ -461,16 +480,17 @@ fn rendezvous_assign_pair_equals_two_assigns() {
     for width in [HashWidth::Bits32, HashWidth::Bits128] {
         let keys = KeySet::plain(5000).hashed(width).unwrap();
         for (before, after) in &pairs {
-            let (b, a) =
-                (Rendezvous::with_nodes(before.clone()).unwrap(), Rendezvous::with_nodes(after.clone()).unwrap());
+            let (b, a) = (Rendezvous::named(before.clone()).unwrap(), Rendezvous::named(after.clone()).unwrap());
             let pair = b.assign_pair(&a, &keys);
             assert_eq!(pair.0, b.assign(&keys), "{before:?} -> {after:?}");
             assert_eq!(pair.1, a.assign(&keys), "{before:?} -> {after:?}");
             // weighted too
             let wb: Vec<f64> = (0..before.len()).map(|i| 1.0 + i as f64).collect();
             let wa: Vec<f64> = (0..after.len()).map(|i| 0.5 + 2.0 * i as f64).collect();
-            let (b, a) =
-                (Rendezvous::weighted(before.clone(), wb).unwrap(), Rendezvous::weighted(after.clone(), wa).unwrap());
+            let (b, a) = (
+                Rendezvous::named(before.clone()).and_then(|r| r.with_weights(wb)).unwrap(),
+                Rendezvous::named(after.clone()).and_then(|r| r.with_weights(wa)).unwrap(),
+            );
             let pair = b.assign_pair(&a, &keys);
             assert_eq!(pair.0, b.assign(&keys));
             assert_eq!(pair.1, a.assign(&keys));
@@ -556,8 +576,8 @@ fn movement_invariants_on_random_configs() {
             // hash % N
             let m = Movement::measure(
                 &keys,
-                &Modulo::with_nodes(nodes.clone()).unwrap(),
-                &Modulo::with_nodes(grown.clone()).unwrap(),
+                &Modulo::named(nodes.clone()).unwrap(),
+                &Modulo::named(grown.clone()).unwrap(),
             )
             .unwrap();
             check_movement_consistent(&m, total);
@@ -565,8 +585,10 @@ fn movement_invariants_on_random_configs() {
             // ring: growth moves only to the new node, removal only from the removed one
             let vnodes = [1, 2, 10, 150][rng.below(4) as usize];
             let salt = format!("{}:", rng.below(30));
-            let before = Ring::salted(nodes.clone(), vnodes, &salt).unwrap();
-            let after = Ring::salted(grown.clone(), vnodes, &salt).unwrap();
+            let before =
+                Ring::named(nodes.clone()).and_then(|r| r.with_vnodes(vnodes)).map(|r| r.with_salt(&salt)).unwrap();
+            let after =
+                Ring::named(grown.clone()).and_then(|r| r.with_vnodes(vnodes)).map(|r| r.with_salt(&salt)).unwrap();
             let m = Movement::measure(&keys, &before, &after).unwrap();
             check_movement_consistent(&m, total);
             assert_eq!(m.between_kept(), 0, "ring growth {nodes:?} v={vnodes}");
@@ -574,20 +596,21 @@ fn movement_invariants_on_random_configs() {
             if shrunk.is_empty() {
                 continue;
             }
-            let after = Ring::salted(shrunk.clone(), vnodes, &salt).unwrap();
+            let after =
+                Ring::named(shrunk.clone()).and_then(|r| r.with_vnodes(vnodes)).map(|r| r.with_salt(&salt)).unwrap();
             let m = Movement::measure(&keys, &before, &after).unwrap();
             check_movement_consistent(&m, total);
             assert_eq!(m.from_removed(), m.moved(), "ring removal");
             assert_eq!(m.between_kept(), 0);
-            assert_eq!(m.moved(), LoadReport::measure(&keys, &before).counts()[gone]);
+            assert_eq!(m.moved(), LoadReport::measure(&keys, &before).unwrap().counts()[gone]);
 
             // rendezvous
-            let before = Rendezvous::with_nodes(nodes.clone()).unwrap();
-            let m = Movement::measure(&keys, &before, &Rendezvous::with_nodes(grown.clone()).unwrap()).unwrap();
+            let before = Rendezvous::named(nodes.clone()).unwrap();
+            let m = Movement::measure(&keys, &before, &Rendezvous::named(grown.clone()).unwrap()).unwrap();
             check_movement_consistent(&m, total);
             assert_eq!(m.between_kept(), 0, "rendezvous growth");
             assert_eq!(m.to_added(), m.moved());
-            let m = Movement::measure(&keys, &before, &Rendezvous::with_nodes(shrunk.clone()).unwrap()).unwrap();
+            let m = Movement::measure(&keys, &before, &Rendezvous::named(shrunk.clone()).unwrap()).unwrap();
             check_movement_consistent(&m, total);
             assert_eq!(m.from_removed(), m.moved(), "rendezvous removal");
             assert_eq!(m.between_kept(), 0);
@@ -615,10 +638,10 @@ fn fixed_shards_growth_moves_only_to_the_new_node() {
         let shards = 50 + rng.below(2000) as usize;
         let n = 1 + rng.below(12) as usize;
         let seed = rng.next();
-        let mut fs = FixedShards::new(shards, n).unwrap();
+        let mut fs = FixedShards::new(n).and_then(|f| f.with_shards(shards)).unwrap().with_seed(seed);
         // grow a few times in a row; each step starts from the last
         for next in n + 1..(n + 4).min(shards + 1) {
-            let grown = fs.grow_to(next, seed).unwrap();
+            let grown = fs.add_node(&(next - 1).to_string()).unwrap();
             let m = Movement::measure(&keys, &fs, &grown).unwrap();
             check_movement_consistent(&m, 20_000);
             assert_eq!(m.between_kept(), 0, "S={shards} {}->{next}", next - 1);
@@ -628,7 +651,11 @@ fn fixed_shards_growth_moves_only_to_the_new_node() {
             assert!(hi - lo <= 1, "{counts:?}");
             // whole shards move: a key moves iff its shard moved
             let moved_shards = fs.moved_shards(&grown);
-            let want = keys.hashes().iter().filter(|&&h| moved_shards.binary_search(&fs.shard_of(h)).is_ok()).count();
+            let want = keys
+                .hashes()
+                .iter()
+                .filter(|&&h| moved_shards.binary_search(&((h % shards as u128) as usize)).is_ok())
+                .count();
             assert_eq!(m.moved(), want as u64);
             // the fewest possible shard moves: what the new node ends with
             assert_eq!(moved_shards.len(), counts[next - 1]);
@@ -644,9 +671,10 @@ fn fixed_shards_remove_node_moves_only_its_shards_from_even_tables() {
     for _ in 0..8 {
         let shards = 50 + rng.below(2000) as usize;
         let n = 2 + rng.below(12) as usize;
-        let fs = FixedShards::new(shards, n).unwrap().grow_to(n + 1, rng.next()).unwrap();
+        let fs = FixedShards::new(n).and_then(|f| f.with_shards(shards)).unwrap().with_seed(rng.next());
+        let fs = fs.add_node(&n.to_string()).unwrap();
         let gone = rng.below(n as u64 + 1).to_string();
-        let after = fs.remove_node(&gone, 42).unwrap();
+        let after = fs.clone().with_seed(42).remove_node(&gone).unwrap();
         let m = Movement::measure(&keys, &fs, &after).unwrap();
         check_movement_consistent(&m, 20_000);
         assert_eq!(m.removed_nodes(), [gone.as_str()]);
@@ -664,9 +692,10 @@ fn fixed_shards_remove_node_moves_only_its_shards_from_uneven_tables() {
     let keys = KeySet::plain(20_000).hashed(HashWidth::Bits128).unwrap();
     // nodes 0..9 own 100 shards each; move 50 of node 0's to node 1:
     // node 0 has 50, node 1 has 150, the rest 100.
-    let fs = FixedShards::new(1000, 10).unwrap().move_shards("0", "1", 50, 7).unwrap();
+    let fs =
+        FixedShards::new(10).and_then(|f| f.with_shards(1000)).unwrap().with_seed(7).move_shards("0", "1", 50).unwrap();
     assert_eq!(fs.shard_counts(), [50, 150, 100, 100, 100, 100, 100, 100, 100, 100]);
-    let after = fs.remove_node("2", 42).unwrap();
+    let after = fs.clone().with_seed(42).remove_node("2").unwrap();
     let moved_shards = fs.moved_shards(&after);
     let of_node_2 = fs.shards_of(2);
     assert_eq!(moved_shards, of_node_2, "only node 2's shards should move");
@@ -697,9 +726,9 @@ fn modulo_rule_matches_exact_count_over_one_period() {
 fn weighted_rendezvous_shares_follow_weights() {
     let keys = KeySet::plain(200_000).hashed(HashWidth::Bits128).unwrap();
     let weights = [1.0, 2.0, 3.0, 4.0];
-    let r = Rendezvous::weighted(letters("abcd"), weights).unwrap();
+    let r = Rendezvous::named(letters("abcd")).and_then(|r| r.with_weights(weights)).unwrap();
     assert_eq!(r.weights(), Some(&weights[..]));
-    let load = LoadReport::measure(&keys, &r);
+    let load = LoadReport::measure(&keys, &r).unwrap();
     let sum: f64 = weights.iter().sum();
     for (i, &c) in load.counts().iter().enumerate() {
         let share = c as f64 / 200_000.0;
@@ -707,15 +736,17 @@ fn weighted_rendezvous_shares_follow_weights() {
     }
     // Bits32 too
     let keys = KeySet::users(100_000).hashed(HashWidth::Bits32).unwrap();
-    let load = LoadReport::measure(&keys, &Rendezvous::weighted(["x", "y"], [1.0, 9.0]).unwrap());
+    let load =
+        LoadReport::measure(&keys, &Rendezvous::named(["x", "y"]).and_then(|r| r.with_weights([1.0, 9.0])).unwrap())
+            .unwrap();
     assert!((load.counts()[1] as f64 / 100_000.0 - 0.9).abs() < 0.01, "{:?}", load.counts());
 }
 
 #[test]
 fn weighted_rendezvous_growth_moves_only_to_the_new_node() {
     let keys = KeySet::plain(100_000).hashed(HashWidth::Bits128).unwrap();
-    let before = Rendezvous::weighted(letters("abcd"), [1.0, 2.0, 3.0, 4.0]).unwrap();
-    let after = Rendezvous::weighted(letters("abcde"), [1.0, 2.0, 3.0, 4.0, 5.0]).unwrap();
+    let before = Rendezvous::named(letters("abcd")).and_then(|r| r.with_weights([1.0, 2.0, 3.0, 4.0])).unwrap();
+    let after = Rendezvous::named(letters("abcde")).and_then(|r| r.with_weights([1.0, 2.0, 3.0, 4.0, 5.0])).unwrap();
     let m = Movement::measure(&keys, &before, &after).unwrap();
     check_movement_consistent(&m, 100_000);
     assert_eq!(m.between_kept(), 0);
@@ -723,7 +754,7 @@ fn weighted_rendezvous_growth_moves_only_to_the_new_node() {
     // the new node takes its weight share, 5/15
     assert!((m.share() - 5.0 / 15.0).abs() < 0.01, "{}", m.share());
     // removing a weighted node moves only its keys
-    let fewer = Rendezvous::weighted(["a", "b", "d"], [1.0, 2.0, 4.0]).unwrap();
+    let fewer = Rendezvous::named(["a", "b", "d"]).and_then(|r| r.with_weights([1.0, 2.0, 4.0])).unwrap();
     let m = Movement::measure(&keys, &before, &fewer).unwrap();
     check_movement_consistent(&m, 100_000);
     assert_eq!(m.between_kept(), 0);
@@ -735,7 +766,7 @@ fn equal_weights_are_plain_rendezvous() {
     for width in [HashWidth::Bits32, HashWidth::Bits128] {
         let keys = KeySet::plain(20_000).hashed(width).unwrap();
         let plain = Rendezvous::new(7).unwrap();
-        let weighted = Rendezvous::weighted(numbered(7), [2.5; 7]).unwrap();
+        let weighted = Rendezvous::named(numbered(7)).and_then(|r| r.with_weights([2.5; 7])).unwrap();
         assert_eq!(plain.assign(&keys), weighted.assign(&keys), "{width}");
     }
 }

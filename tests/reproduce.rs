@@ -2,7 +2,9 @@
 //! figures it checks are the documents' own (copied from the documents in
 //! `/work/shared/seeds/`, not from the crate).
 
-use reshard::reproduce::{self, DOCUMENTS};
+#[allow(unused_imports)]
+use reshard::prelude::*;
+use reshard::tutor::reproduce::{self, DOCUMENTS};
 use reshard::Error;
 
 /// Figures as each document prints them; each must be among the

@@ -441,7 +441,6 @@ impl Comparison {
     }
 }
 
-
 /// `p` (over nodes `"0"` … `"{from-1}"`) changed to `to` nodes one node at
 /// a time: nodes `"{from}"`, `"{from+1}"`, … join in order, or the last
 /// nodes leave, last first.

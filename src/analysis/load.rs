@@ -75,7 +75,11 @@ impl LoadReport {
 
     /// The busiest node over the fair share: 1.0 is perfectly even.
     pub fn max_over_mean(&self) -> f64 {
-        if self.mean() == 0.0 { 0.0 } else { self.max() as f64 / self.mean() }
+        if self.mean() == 0.0 {
+            0.0
+        } else {
+            self.max() as f64 / self.mean()
+        }
     }
 
     /// Population standard deviation of the counts.
@@ -87,6 +91,10 @@ impl LoadReport {
 
     /// Standard deviation over the mean (coefficient of variation).
     pub fn relative_std_dev(&self) -> f64 {
-        if self.mean() == 0.0 { 0.0 } else { self.std_dev() / self.mean() }
+        if self.mean() == 0.0 {
+            0.0
+        } else {
+            self.std_dev() / self.mean()
+        }
     }
 }

@@ -62,9 +62,18 @@ impl Movement {
     /// Count from two assignments already made (`a[i]` indexes
     /// `before_nodes`, `b[i]` indexes `after_nodes`). Fails when the two
     /// have different lengths or name a node index out of range.
-    pub fn from_assignments(before_nodes: &[String], a: &[NodeId], after_nodes: &[String], b: &[NodeId]) -> Result<Movement> {
+    pub fn from_assignments(
+        before_nodes: &[String],
+        a: &[NodeId],
+        after_nodes: &[String],
+        b: &[NodeId],
+    ) -> Result<Movement> {
         if a.len() != b.len() {
-            return Err(Error::LengthMismatch { what: "owners after (one per key before)", expected: a.len(), given: b.len() });
+            return Err(Error::LengthMismatch {
+                what: "owners after (one per key before)",
+                expected: a.len(),
+                given: b.len(),
+            });
         }
         crate::schemes::check_table(a, before_nodes.len())?;
         crate::schemes::check_table(b, after_nodes.len())?;
@@ -124,7 +133,17 @@ impl Movement {
                 }
             }
         }
-        Ok(Movement { keys: a.len() as u64, moved, to_added, between_kept, from_removed, nodes, in_before, in_after, matrix })
+        Ok(Movement {
+            keys: a.len() as u64,
+            moved,
+            to_added,
+            between_kept,
+            from_removed,
+            nodes,
+            in_before,
+            in_after,
+            matrix,
+        })
     }
 
     /// How many keys were compared.

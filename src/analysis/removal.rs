@@ -22,7 +22,6 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
-
 use crate::analysis::compare::{Scheme, RING_VNODES, SHARDS, SHARD_SEED};
 use crate::analysis::Movement;
 use crate::keys::HashedKeys;

@@ -170,7 +170,11 @@ impl LoadSpread {
                 key_counts_predicted: (predicted.powi(2) + (nodes as f64 - 1.0) / m).sqrt(),
                 // the paper's figures are for the setup simulated here with
                 // 1000 nodes; other node counts have no published value
-                paper: if nodes == PAPER_NODES { PAPER_RING_SPREAD.iter().find(|p| p.0 == k).map(|p| p.1) } else { None },
+                paper: if nodes == PAPER_NODES {
+                    PAPER_RING_SPREAD.iter().find(|p| p.0 == k).map(|p| p.1)
+                } else {
+                    None
+                },
             });
         }
         Ok(LoadSpread { rows })
@@ -218,7 +222,6 @@ impl LoadSpread {
         self.rows.iter().find(|r| r.scheme == "jump")
     }
 }
-
 
 /// The jump paper's comparison: [`LoadSpread::ring`] for `k_values` and
 /// [`LoadSpread::jump`], over the same keys and node count.

@@ -112,13 +112,25 @@ impl ArrangementSweep {
     /// Old ring → new ring, `vnodes` points per node, over the
     /// arrangements with salts `"0:"` … `"{count-1}:"`. Loads are measured
     /// on the new ring.
-    pub fn run(keys: &HashedKeys, old_nodes: &[String], new_nodes: &[String], vnodes: usize, count: usize) -> Result<Self> {
+    pub fn run(
+        keys: &HashedKeys,
+        old_nodes: &[String],
+        new_nodes: &[String],
+        vnodes: usize,
+        count: usize,
+    ) -> Result<Self> {
         check_sweep(keys, old_nodes, new_nodes, vnodes, count)?;
         ArrangementSweep::with_salts(keys, old_nodes, new_nodes, vnodes, (0..count).map(salt).collect())
     }
 
     /// The same over any list of salts.
-    pub fn with_salts(keys: &HashedKeys, old_nodes: &[String], new_nodes: &[String], vnodes: usize, salts: Vec<String>) -> Result<Self> {
+    pub fn with_salts(
+        keys: &HashedKeys,
+        old_nodes: &[String],
+        new_nodes: &[String],
+        vnodes: usize,
+        salts: Vec<String>,
+    ) -> Result<Self> {
         check_sweep(keys, old_nodes, new_nodes, vnodes, salts.len())?;
         let old = Ring::named(old_nodes.iter().cloned())?.with_vnodes(vnodes)?;
         let new = Ring::named(new_nodes.iter().cloned())?.with_vnodes(vnodes)?;
@@ -196,9 +208,7 @@ impl ArrangementSweep {
         let added = self.new_nodes.iter().filter(|n| !self.old_nodes.contains(n)).count();
         added as f64 / self.new_nodes.len() as f64
     }
-
 }
-
 
 /// Arrangement sweeps over several vnode counts.
 #[derive(Debug, Clone, PartialEq)]
@@ -209,7 +219,13 @@ pub struct VnodeSweep {
 
 impl VnodeSweep {
     /// One [`ArrangementSweep`] per vnode count.
-    pub fn run(keys: &HashedKeys, old_nodes: &[String], new_nodes: &[String], vnodes: &[usize], count: usize) -> Result<Self> {
+    pub fn run(
+        keys: &HashedKeys,
+        old_nodes: &[String],
+        new_nodes: &[String],
+        vnodes: &[usize],
+        count: usize,
+    ) -> Result<Self> {
         for &v in vnodes {
             check_sweep(keys, old_nodes, new_nodes, v, count)?;
         }
@@ -244,9 +260,7 @@ impl VnodeSweep {
     pub fn sweeps(&self) -> &[ArrangementSweep] {
         &self.sweeps
     }
-
 }
-
 
 /// One `hash % N` change, measured and predicted.
 #[derive(Debug, Clone, PartialEq)]
@@ -317,6 +331,4 @@ impl ModuloSweep {
     pub fn rows(&self) -> &[ModuloRow] {
         &self.rows
     }
-
 }
-

@@ -67,8 +67,8 @@ const MUTED: &str = r##" fill="#555""##;
 
 /// Base colours (colour-blind-safe, adjacent entries differ in grey level).
 const COLORS: [&str; 12] = [
-    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999",
-    "#332288", "#88CCEE", "#117733", "#AA4499",
+    "#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999", "#332288", "#88CCEE",
+    "#117733", "#AA4499",
 ];
 
 /// Dash patterns for reference lines.
@@ -117,20 +117,13 @@ impl Figure {
     /// We use an image rather than inline `<svg>` markup because JupyterLab shows inline SVG
     /// HTML as raw text in untrusted notebooks. Images always render.
     pub fn to_img_tag(&self) -> String {
-        format!(
-            "<img src=\"data:image/svg+xml;base64,{}\" alt=\"{}\">",
-            base64(self.svg.as_bytes()),
-            esc(&self.title)
-        )
+        format!("<img src=\"data:image/svg+xml;base64,{}\" alt=\"{}\">", base64(self.svg.as_bytes()), esc(&self.title))
     }
 
     /// The exact text that [`Figure::evcxr_display`] prints:
     /// `EVCXR_BEGIN_CONTENT text/html\n<img …>\nEVCXR_END_CONTENT\n`.
     pub fn evcxr_output(&self) -> String {
-        format!(
-            "EVCXR_BEGIN_CONTENT text/html\n{}\nEVCXR_END_CONTENT\n",
-            self.to_img_tag()
-        )
+        format!("EVCXR_BEGIN_CONTENT text/html\n{}\nEVCXR_END_CONTENT\n", self.to_img_tag())
     }
 
     /// Shows the figure in an evcxr (Rust Jupyter kernel) cell by printing
@@ -143,11 +136,7 @@ impl Figure {
 impl fmt::Display for Figure {
     /// A one-line text form: `[figure: TITLE, 720×400 SVG]`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "[figure: {}, {}×{} SVG]",
-            self.title, self.width, self.height
-        )
+        write!(f, "[figure: {}, {}×{} SVG]", self.title, self.width, self.height)
     }
 }
 
@@ -247,11 +236,7 @@ struct N(f64);
 
 impl fmt::Display for N {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let v = if self.0.is_finite() {
-            self.0.clamp(-1e6, 1e6)
-        } else {
-            0.0
-        };
+        let v = if self.0.is_finite() { self.0.clamp(-1e6, 1e6) } else { 0.0 };
         let r = (v * 100.0).round() / 100.0;
         if r == 0.0 {
             return f.write_str("0");
@@ -293,16 +278,8 @@ fn base64(data: &[u8]) -> String {
         let n = (u32::from(chunk[0]) << 16) | (u32::from(b1) << 8) | u32::from(b2);
         out.push(T[(n >> 18) as usize & 63] as char);
         out.push(T[(n >> 12) as usize & 63] as char);
-        out.push(if chunk.len() > 1 {
-            T[(n >> 6) as usize & 63] as char
-        } else {
-            '='
-        });
-        out.push(if chunk.len() > 2 {
-            T[n as usize & 63] as char
-        } else {
-            '='
-        });
+        out.push(if chunk.len() > 1 { T[(n >> 6) as usize & 63] as char } else { '=' });
+        out.push(if chunk.len() > 2 { T[n as usize & 63] as char } else { '=' });
     }
     out
 }
@@ -334,21 +311,15 @@ fn text_w(s: &str, size: f64) -> f64 {
 }
 
 fn hex_luma(hex: &str) -> f64 {
-    let p = |i: usize| {
-        hex.get(i..i + 2)
-            .and_then(|h| u8::from_str_radix(h, 16).ok())
-            .map_or(0.5, |v| f64::from(v) / 255.0)
-    };
+    let p =
+        |i: usize| hex.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()).map_or(0.5, |v| f64::from(v) / 255.0);
     0.299 * p(1) + 0.587 * p(3) + 0.114 * p(5)
 }
 
 /// `hex` mixed with white: `amount` 0 = unchanged, 1 = white.
 fn tint(hex: &str, amount: f64) -> String {
     let ch = |i: usize| {
-        let v = hex
-            .get(i..i + 2)
-            .and_then(|h| u8::from_str_radix(h, 16).ok())
-            .unwrap_or(0);
+        let v = hex.get(i..i + 2).and_then(|h| u8::from_str_radix(h, 16).ok()).unwrap_or(0);
         (f64::from(v) + (255.0 - f64::from(v)) * amount.clamp(0.0, 1.0)).round() as u8
     };
     format!("#{:02x}{:02x}{:02x}", ch(1), ch(3), ch(5))
@@ -435,14 +406,8 @@ impl Svg {
     }
 
     fn line(&mut self, x1: f64, y1: f64, x2: f64, y2: f64, attrs: &str) {
-        let _ = writeln!(
-            self.body,
-            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"{attrs}/>",
-            N(x1),
-            N(y1),
-            N(x2),
-            N(y2)
-        );
+        let _ =
+            writeln!(self.body, "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"{attrs}/>", N(x1), N(y1), N(x2), N(y2));
     }
 
     fn path(&mut self, d: &str, attrs: &str) {
@@ -452,13 +417,7 @@ impl Svg {
     }
 
     fn circle(&mut self, cx: f64, cy: f64, r: f64, attrs: &str) {
-        let _ = writeln!(
-            self.body,
-            "<circle cx=\"{}\" cy=\"{}\" r=\"{}\"{attrs}/>",
-            N(cx),
-            N(cy),
-            N(r)
-        );
+        let _ = writeln!(self.body, "<circle cx=\"{}\" cy=\"{}\" r=\"{}\"{attrs}/>", N(cx), N(cy), N(r));
     }
 
     fn text(&mut self, x: f64, y: f64, s: &str, size: f64, anchor: Anchor, attrs: &str) {
@@ -542,15 +501,10 @@ impl Svg {
 fn pattern_def(k: usize) -> String {
     let c = COLORS[k];
     let ink = if hex_luma(c) < 0.4 { "#fff" } else { "#000" };
-    let line = |d: &str| {
-        format!("<path d=\"{d}\" stroke=\"{ink}\" stroke-opacity=\"0.5\" stroke-width=\"1.4\"/>")
-    };
+    let line = |d: &str| format!("<path d=\"{d}\" stroke=\"{ink}\" stroke-opacity=\"0.5\" stroke-width=\"1.4\"/>");
     let (transform, inner) = match k % 6 {
         1 => (" patternTransform=\"rotate(45)\"", line("M3 0V6")),
-        2 => (
-            "",
-            format!("<circle cx=\"3\" cy=\"3\" r=\"1.3\" fill=\"{ink}\" fill-opacity=\"0.55\"/>"),
-        ),
+        2 => ("", format!("<circle cx=\"3\" cy=\"3\" r=\"1.3\" fill=\"{ink}\" fill-opacity=\"0.55\"/>")),
         3 => (" patternTransform=\"rotate(-45)\"", line("M3 0V6")),
         4 => (" patternTransform=\"rotate(45)\"", line("M3 0V6M0 3H6")),
         _ => ("", line("M0 3H6")),
@@ -589,21 +543,12 @@ const MARKERS: [Marker; 8] = [
 
 fn draw_marker(svg: &mut Svg, m: Marker, x: f64, y: f64, r: f64, fill: &str, outline: &str) {
     let filled = format!(" fill=\"{fill}\" stroke=\"{outline}\" stroke-width=\"0.9\"");
-    let stroked = format!(
-        " fill=\"none\" stroke=\"{fill}\" stroke-width=\"{}\"",
-        N(r * 0.45)
-    );
+    let stroked = format!(" fill=\"none\" stroke=\"{fill}\" stroke-width=\"{}\"", N(r * 0.45));
     match m {
         Marker::Circle => svg.circle(x, y, r, &filled),
-        Marker::Ring => svg.circle(
-            x,
-            y,
-            r * 0.85,
-            &format!(
-                " fill=\"#fff\" stroke=\"{fill}\" stroke-width=\"{}\"",
-                N(r * 0.4)
-            ),
-        ),
+        Marker::Ring => {
+            svg.circle(x, y, r * 0.85, &format!(" fill=\"#fff\" stroke=\"{fill}\" stroke-width=\"{}\"", N(r * 0.4)))
+        }
         Marker::Square => {
             let s = r * 0.88;
             svg.rect(x - s, y - s, 2.0 * s, 2.0 * s, &filled);
@@ -654,17 +599,7 @@ fn draw_marker(svg: &mut Svg, m: Marker, x: f64, y: f64, r: f64, fill: &str, out
         }
         Marker::Plus => {
             let s = r * 1.1;
-            let d = format!(
-                "M{} {}L{} {}M{} {}L{} {}",
-                N(x - s),
-                N(y),
-                N(x + s),
-                N(y),
-                N(x),
-                N(y - s),
-                N(x),
-                N(y + s)
-            );
+            let d = format!("M{} {}L{} {}M{} {}L{} {}", N(x - s), N(y), N(x + s), N(y), N(x), N(y - s), N(x), N(y + s));
             svg.path(&d, &stroked);
         }
     }
@@ -677,46 +612,14 @@ struct LineInk {
 }
 
 const LINE_INKS: [LineInk; 8] = [
-    LineInk {
-        color: "#0072B2",
-        dash: "",
-        marker: Marker::Circle,
-    },
-    LineInk {
-        color: "#D55E00",
-        dash: "8 4",
-        marker: Marker::Square,
-    },
-    LineInk {
-        color: "#009E73",
-        dash: "2 3",
-        marker: Marker::Triangle,
-    },
-    LineInk {
-        color: "#000000",
-        dash: "10 3 2 3",
-        marker: Marker::Diamond,
-    },
-    LineInk {
-        color: "#CC79A7",
-        dash: "5 2",
-        marker: Marker::TriangleDown,
-    },
-    LineInk {
-        color: "#E69F00",
-        dash: "1 2",
-        marker: Marker::Cross,
-    },
-    LineInk {
-        color: "#56B4E9",
-        dash: "12 4",
-        marker: Marker::Plus,
-    },
-    LineInk {
-        color: "#666666",
-        dash: "6 2 1 2 1 2",
-        marker: Marker::Ring,
-    },
+    LineInk { color: "#0072B2", dash: "", marker: Marker::Circle },
+    LineInk { color: "#D55E00", dash: "8 4", marker: Marker::Square },
+    LineInk { color: "#009E73", dash: "2 3", marker: Marker::Triangle },
+    LineInk { color: "#000000", dash: "10 3 2 3", marker: Marker::Diamond },
+    LineInk { color: "#CC79A7", dash: "5 2", marker: Marker::TriangleDown },
+    LineInk { color: "#E69F00", dash: "1 2", marker: Marker::Cross },
+    LineInk { color: "#56B4E9", dash: "12 4", marker: Marker::Plus },
+    LineInk { color: "#666666", dash: "6 2 1 2 1 2", marker: Marker::Ring },
 ];
 
 fn line_ink(i: usize) -> &'static LineInk {
@@ -750,13 +653,7 @@ fn draw_swatch(svg: &mut Svg, sw: &Swatch, x: f64, cy: f64) {
         Swatch::Series(ink, line, marker, band) => {
             let li = line_ink(ink);
             if band {
-                svg.rect(
-                    x,
-                    cy - 6.0,
-                    SWATCH_W,
-                    12.0,
-                    &format!(" fill=\"{}\" fill-opacity=\"0.2\"", li.color),
-                );
+                svg.rect(x, cy - 6.0, SWATCH_W, 12.0, &format!(" fill=\"{}\" fill-opacity=\"0.2\"", li.color));
             }
             if line {
                 svg.line(
@@ -764,23 +661,11 @@ fn draw_swatch(svg: &mut Svg, sw: &Swatch, x: f64, cy: f64) {
                     cy,
                     x + SWATCH_W,
                     cy,
-                    &format!(
-                        " stroke=\"{}\" stroke-width=\"2.2\"{}",
-                        li.color,
-                        dash_attr(li.dash)
-                    ),
+                    &format!(" stroke=\"{}\" stroke-width=\"2.2\"{}", li.color, dash_attr(li.dash)),
                 );
             }
             if marker {
-                draw_marker(
-                    svg,
-                    li.marker,
-                    x + SWATCH_W / 2.0,
-                    cy,
-                    4.0,
-                    li.color,
-                    "#fff",
-                );
+                draw_marker(svg, li.marker, x + SWATCH_W / 2.0, cy, 4.0, li.color, "#fff");
             }
         }
         Swatch::Fill(i) => {
@@ -798,28 +683,18 @@ fn draw_swatch(svg: &mut Svg, sw: &Swatch, x: f64, cy: f64) {
             cy - 7.0,
             14.0,
             14.0,
-            &format!(
-                " fill=\"{}\" stroke=\"#fff\" stroke-width=\"0.5\"",
-                color(i)
-            ),
+            &format!(" fill=\"{}\" stroke=\"#fff\" stroke-width=\"0.5\"", color(i)),
         ),
         Swatch::Reference(k) => svg.line(
             x,
             cy,
             x + SWATCH_W,
             cy,
-            &format!(
-                " stroke=\"#222\" stroke-width=\"1.4\"{}",
-                dash_attr(REF_DASH[k % REF_DASH.len()])
-            ),
+            &format!(" stroke=\"#222\" stroke-width=\"1.4\"{}", dash_attr(REF_DASH[k % REF_DASH.len()])),
         ),
-        Swatch::Outline => svg.rect(
-            x + 12.0,
-            cy - 7.0,
-            14.0,
-            14.0,
-            " fill=\"#ddd\" stroke=\"#000\" stroke-width=\"2.2\"",
-        ),
+        Swatch::Outline => {
+            svg.rect(x + 12.0, cy - 7.0, 14.0, 14.0, " fill=\"#ddd\" stroke=\"#000\" stroke-width=\"2.2\"")
+        }
     }
 }
 
@@ -858,14 +733,7 @@ fn draw_legend(svg: &mut Svg, items: &LegendItems, rows: &[Vec<usize>], cx: f64,
         for &i in row {
             let (sw, label) = &items[i];
             draw_swatch(svg, sw, x, cy);
-            svg.text(
-                x + SWATCH_W + 6.0,
-                cy + 4.0,
-                label,
-                LEG_FS,
-                Anchor::Start,
-                "",
-            );
+            svg.text(x + SWATCH_W + 6.0, cy + 4.0, label, LEG_FS, Anchor::Start, "");
             x += legend_item_w(label);
         }
     }
@@ -885,12 +753,7 @@ struct Frame {
 
 impl Frame {
     fn new(title: &str) -> Frame {
-        Frame {
-            title: title.to_string(),
-            subtitle: None,
-            width: DEFAULT_WIDTH,
-            height: DEFAULT_HEIGHT,
-        }
+        Frame { title: title.to_string(), subtitle: None, width: DEFAULT_WIDTH, height: DEFAULT_HEIGHT }
     }
 
     fn w(&self) -> f64 {
@@ -902,12 +765,7 @@ impl Frame {
     }
 
     fn figure(&self, svg: Svg) -> Figure {
-        Figure {
-            title: self.title.clone(),
-            width: self.width,
-            height: self.height,
-            svg: svg.finish(),
-        }
+        Figure { title: self.title.clone(), width: self.width, height: self.height, svg: svg.finish() }
     }
 }
 
@@ -920,14 +778,7 @@ fn draw_titles(svg: &mut Svg, frame: &Frame) -> f64 {
         while fs > 10.0 && text_w(&frame.title, fs) * 0.92 > w - 20.0 {
             fs -= 1.0;
         }
-        svg.text(
-            w / 2.0,
-            24.0,
-            &frame.title,
-            fs,
-            Anchor::Middle,
-            " font-weight=\"bold\"",
-        );
+        svg.text(w / 2.0, 24.0, &frame.title, fs, Anchor::Middle, " font-weight=\"bold\"");
         y = 32.0;
     }
     if let Some(sub) = frame.subtitle.as_deref().filter(|s| !s.is_empty()) {
@@ -935,14 +786,7 @@ fn draw_titles(svg: &mut Svg, frame: &Frame) -> f64 {
         while fs > 8.0 && text_w(sub, fs) > w - 20.0 {
             fs -= 0.5;
         }
-        svg.text(
-            w / 2.0,
-            y + 13.0,
-            sub,
-            fs,
-            Anchor::Middle,
-            r##" fill="#444""##,
-        );
+        svg.text(w / 2.0, y + 13.0, sub, fs, Anchor::Middle, r##" fill="#444""##);
         y += 18.0;
     }
     y + 8.0
@@ -953,30 +797,10 @@ fn no_data(frame: &Frame, why: &str) -> Figure {
     let mut svg = Svg::new(frame);
     let top = draw_titles(&mut svg, frame);
     let (w, h) = (frame.w(), frame.h());
-    svg.rect(
-        12.0,
-        top,
-        w - 24.0,
-        h - top - 12.0,
-        r##" fill="none" stroke="#bbb" stroke-dasharray="4 4""##,
-    );
+    svg.rect(12.0, top, w - 24.0, h - top - 12.0, r##" fill="none" stroke="#bbb" stroke-dasharray="4 4""##);
     let cy = (top + h) / 2.0;
-    svg.text(
-        w / 2.0,
-        cy,
-        "no data",
-        20.0,
-        Anchor::Middle,
-        r##" fill="#666""##,
-    );
-    svg.text(
-        w / 2.0,
-        cy + 22.0,
-        why,
-        12.0,
-        Anchor::Middle,
-        r##" fill="#888""##,
-    );
+    svg.text(w / 2.0, cy, "no data", 20.0, Anchor::Middle, r##" fill="#666""##);
+    svg.text(w / 2.0, cy + 22.0, why, 12.0, Anchor::Middle, r##" fill="#888""##);
     frame.figure(svg)
 }
 
@@ -1018,11 +842,7 @@ macro_rules! builder_common {
         impl fmt::Display for $t {
             /// The same one-line form as the rendered [`Figure`].
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(
-                    f,
-                    "[figure: {}, {}×{} SVG]",
-                    self.frame.title, self.frame.width, self.frame.height
-                )
+                write!(f, "[figure: {}, {}×{} SVG]", self.frame.title, self.frame.width, self.frame.height)
             }
         }
     };
@@ -1095,14 +915,7 @@ fn valid_range(r: Option<(f64, f64)>, log: bool) -> Option<(f64, f64)> {
 
 /// `fixed` (if valid) is used as the exact range; otherwise the range is [min, max] widened to
 /// nice round numbers. A linear axis gets about `target` tick intervals.
-fn build_axis(
-    min: f64,
-    max: f64,
-    log: bool,
-    percent: bool,
-    fixed: Option<(f64, f64)>,
-    target: f64,
-) -> Axis {
+fn build_axis(min: f64, max: f64, log: bool, percent: bool, fixed: Option<(f64, f64)>, target: f64) -> Axis {
     let fixed = valid_range(fixed, log);
     if log {
         log_axis(min, max, percent, fixed)
@@ -1138,24 +951,10 @@ fn lin_axis(min: f64, max: f64, percent: bool, fixed: Option<(f64, f64)>, target
     };
     if step <= 0.0 || !((hi - lo) / step).is_finite() || (hi - lo) / step > 100.0 {
         let ticks = vec![
-            Tick {
-                v: lo,
-                label: fmt_value(lo, percent),
-                prio: 0,
-            },
-            Tick {
-                v: hi,
-                label: fmt_value(hi, percent),
-                prio: 0,
-            },
+            Tick { v: lo, label: fmt_value(lo, percent), prio: 0 },
+            Tick { v: hi, label: fmt_value(hi, percent), prio: 0 },
         ];
-        return Axis {
-            lo,
-            hi,
-            log: false,
-            ticks,
-            minor: Vec::new(),
-        };
+        return Axis { lo, hi, log: false, ticks, minor: Vec::new() };
     }
     if fixed.is_none() {
         lo = (lo / step).floor() * step;
@@ -1171,20 +970,10 @@ fn lin_axis(min: f64, max: f64, percent: bool, fixed: Option<(f64, f64)>, target
         .take(101)
         .map(|k| {
             let v = k as f64 * step;
-            Tick {
-                v,
-                label: label(v, dec),
-                prio: 0,
-            }
+            Tick { v, label: label(v, dec), prio: 0 }
         })
         .collect();
-    Axis {
-        lo,
-        hi,
-        log: false,
-        ticks,
-        minor: Vec::new(),
-    }
+    Axis { lo, hi, log: false, ticks, minor: Vec::new() }
 }
 
 /// Largest of {1, 2, 5}×10^k that is ≤ v (`up = false`), or smallest that is ≥ v (`up = true`).
@@ -1194,18 +983,9 @@ fn nice_125(v: f64, up: bool) -> f64 {
     let m = v / p;
     let cands = [1.0, 2.0, 5.0, 10.0];
     if up {
-        cands
-            .iter()
-            .map(|c| c * p)
-            .find(|&c| c >= v * (1.0 - 1e-12))
-            .unwrap_or(10.0 * p)
+        cands.iter().map(|c| c * p).find(|&c| c >= v * (1.0 - 1e-12)).unwrap_or(10.0 * p)
     } else {
-        cands
-            .iter()
-            .rev()
-            .map(|c| c * p)
-            .find(|&c| c <= v * (1.0 + 1e-12))
-            .unwrap_or(p.min(m * p))
+        cands.iter().rev().map(|c| c * p).find(|&c| c <= v * (1.0 + 1e-12)).unwrap_or(p.min(m * p))
     }
 }
 
@@ -1230,9 +1010,7 @@ fn log_axis(min: f64, max: f64, percent: bool, fixed: Option<(f64, f64)>) -> Axi
             if v < lo * (1.0 - 1e-9) || v > hi * (1.0 + 1e-9) {
                 continue;
             }
-            let major = (m == 1 && (e - e0) % every == 0)
-                || (decades <= 3.5 && (m == 2 || m == 5))
-                || decades <= 0.7;
+            let major = (m == 1 && (e - e0) % every == 0) || (decades <= 3.5 && (m == 2 || m == 5)) || decades <= 0.7;
             if major {
                 let prio = match m {
                     1 => 0,
@@ -1240,11 +1018,7 @@ fn log_axis(min: f64, max: f64, percent: bool, fixed: Option<(f64, f64)>) -> Axi
                     _ => 2,
                 };
                 let x = if percent { v * 100.0 } else { v };
-                let dec = if x >= 1.0 {
-                    0
-                } else {
-                    (-x.log10()).ceil().clamp(0.0, 12.0) as usize
-                };
+                let dec = if x >= 1.0 { 0 } else { (-x.log10()).ceil().clamp(0.0, 12.0) as usize };
                 let mut label = fmt_fixed(x, dec);
                 if percent {
                     label.push('%');
@@ -1256,24 +1030,10 @@ fn log_axis(min: f64, max: f64, percent: bool, fixed: Option<(f64, f64)>) -> Axi
         }
     }
     if ticks.is_empty() {
-        ticks.push(Tick {
-            v: lo,
-            label: fmt_value(lo, percent),
-            prio: 0,
-        });
-        ticks.push(Tick {
-            v: hi,
-            label: fmt_value(hi, percent),
-            prio: 0,
-        });
+        ticks.push(Tick { v: lo, label: fmt_value(lo, percent), prio: 0 });
+        ticks.push(Tick { v: hi, label: fmt_value(hi, percent), prio: 0 });
     }
-    Axis {
-        lo,
-        hi,
-        log: true,
-        ticks,
-        minor,
-    }
+    Axis { lo, hi, log: true, ticks, minor }
 }
 
 /// Chooses which labels to draw so that none overlap: the most important first, then the
@@ -1326,10 +1086,8 @@ fn grid_y(svg: &mut Svg, p: &Rect, ya: &Axis) {
 
 fn labels_x(svg: &mut Svg, p: &Rect, xa: &Axis, label: &str) {
     let shown: Vec<&Tick> = xa.ticks.iter().filter(|t| xa.inside(t.v)).collect();
-    let items: Vec<(f64, f64, u8)> = shown
-        .iter()
-        .map(|t| (p.x + xa.frac(t.v) * p.w, text_w(&t.label, TICK_FS), t.prio))
-        .collect();
+    let items: Vec<(f64, f64, u8)> =
+        shown.iter().map(|t| (p.x + xa.frac(t.v) * p.w, text_w(&t.label, TICK_FS), t.prio)).collect();
     let keep = thin_labels(&items, 8.0);
     for (i, t) in shown.iter().enumerate() {
         let x = items[i].0;
@@ -1338,22 +1096,13 @@ fn labels_x(svg: &mut Svg, p: &Rect, xa: &Axis, label: &str) {
             svg.text(x, p.bottom() + 16.0, &t.label, TICK_FS, Anchor::Middle, "");
         }
     }
-    svg.text(
-        p.cx(),
-        p.bottom() + 36.0,
-        label,
-        LABEL_FS,
-        Anchor::Middle,
-        "",
-    );
+    svg.text(p.cx(), p.bottom() + 36.0, label, LABEL_FS, Anchor::Middle, "");
 }
 
 fn labels_y(svg: &mut Svg, p: &Rect, ya: &Axis, label: &str) {
     let shown: Vec<&Tick> = ya.ticks.iter().filter(|t| ya.inside(t.v)).collect();
-    let items: Vec<(f64, f64, u8)> = shown
-        .iter()
-        .map(|t| (p.bottom() - ya.frac(t.v) * p.h, TICK_FS + 2.0, t.prio))
-        .collect();
+    let items: Vec<(f64, f64, u8)> =
+        shown.iter().map(|t| (p.bottom() - ya.frac(t.v) * p.h, TICK_FS + 2.0, t.prio)).collect();
     let keep = thin_labels(&items, 2.0);
     for (i, t) in shown.iter().enumerate() {
         let y = items[i].0;
@@ -1366,10 +1115,7 @@ fn labels_y(svg: &mut Svg, p: &Rect, ya: &Axis, label: &str) {
 }
 
 fn y_labels_width(ya: &Axis) -> f64 {
-    ya.ticks
-        .iter()
-        .map(|t| text_w(&t.label, TICK_FS))
-        .fold(0.0, f64::max)
+    ya.ticks.iter().map(|t| text_w(&t.label, TICK_FS)).fold(0.0, f64::max)
 }
 
 fn axis_lines(svg: &mut Svg, p: &Rect) {
@@ -1388,12 +1134,7 @@ fn xy_layout(frame: &Frame, top: f64, y_tick_w: f64, has_xlabel: bool, legend_ro
         bottom += 10.0 + legend_rows as f64 * LEG_ROW;
     }
     bottom += 6.0;
-    Rect {
-        x: left,
-        y: top + 4.0,
-        w: (w - left - right).max(20.0),
-        h: (h - top - 4.0 - bottom).max(20.0),
-    }
+    Rect { x: left, y: top + 4.0, w: (w - left - right).max(20.0), h: (h - top - 4.0 - bottom).max(20.0) }
 }
 
 fn legend_y(p: &Rect, has_xlabel: bool) -> f64 {
@@ -1404,10 +1145,7 @@ fn draw_refs_h(svg: &mut Svg, p: &Rect, ya: &Axis, refs: &[(f64, String)]) {
     for (k, (v, _)) in refs.iter().enumerate() {
         if v.is_finite() && ya.inside(*v) {
             let y = p.bottom() - ya.frac(*v) * p.h;
-            let attrs = format!(
-                " stroke=\"#222\" stroke-width=\"1.4\"{}",
-                dash_attr(REF_DASH[k % REF_DASH.len()])
-            );
+            let attrs = format!(" stroke=\"#222\" stroke-width=\"1.4\"{}", dash_attr(REF_DASH[k % REF_DASH.len()]));
             svg.line(p.x, y, p.right(), y, &attrs);
         }
     }
@@ -1432,13 +1170,7 @@ struct Extent {
 
 impl Extent {
     fn new() -> Extent {
-        Extent {
-            x0: f64::INFINITY,
-            x1: f64::NEG_INFINITY,
-            y0: f64::INFINITY,
-            y1: f64::NEG_INFINITY,
-            any: false,
-        }
+        Extent { x0: f64::INFINITY, x1: f64::NEG_INFINITY, y0: f64::INFINITY, y1: f64::NEG_INFINITY, any: false }
     }
     fn add(&mut self, x: f64, y: f64) {
         self.x0 = self.x0.min(x);
@@ -1540,7 +1272,7 @@ pub struct LineChart {
 /// reference lines and a legend under the chart.
 ///
 /// ```
-/// use reshard::plot::{line_chart, Series, Style};
+/// use reshard::present::charts::{line_chart, Series, Style};
 /// let ns: Vec<f64> = (2..=10).map(f64::from).collect();
 /// let fig = line_chart(
 ///     "Share of keys moved when a node is added",
@@ -1635,18 +1367,8 @@ impl LineChart {
             .map(|(i, s)| Prep {
                 s,
                 ink: s.ink.unwrap_or(i),
-                pts: s
-                    .points
-                    .iter()
-                    .copied()
-                    .filter(|&(x, y)| okx(x) && oky(y))
-                    .collect(),
-                band: s
-                    .band
-                    .iter()
-                    .copied()
-                    .filter(|&(x, a, b)| okx(x) && oky(a) && oky(b))
-                    .collect(),
+                pts: s.points.iter().copied().filter(|&(x, y)| okx(x) && oky(y)).collect(),
+                band: s.band.iter().copied().filter(|&(x, a, b)| okx(x) && oky(a) && oky(b)).collect(),
             })
             .collect();
         let mut ext = Extent::new();
@@ -1677,11 +1399,7 @@ impl LineChart {
                 Some((ext.x0 / f, ext.x1 * f))
             } else {
                 let pad = (ext.x1 - ext.x0) * 0.03;
-                let lo = if ext.x0 >= 0.0 {
-                    (ext.x0 - pad).max(0.0)
-                } else {
-                    ext.x0 - pad
-                };
+                let lo = if ext.x0 >= 0.0 { (ext.x0 - pad).max(0.0) } else { ext.x0 - pad };
                 Some((lo, ext.x1 + pad))
             }
         } else {
@@ -1695,12 +1413,8 @@ impl LineChart {
             .iter()
             .filter(|p| !p.s.name.is_empty())
             .map(|p| {
-                let sw = Swatch::Series(
-                    p.ink,
-                    p.s.style != Style::Points,
-                    p.s.style != Style::Line,
-                    !p.band.is_empty(),
-                );
+                let sw =
+                    Swatch::Series(p.ink, p.s.style != Style::Points, p.s.style != Style::Line, !p.band.is_empty());
                 (sw, p.s.name.clone())
             })
             .collect();
@@ -1724,43 +1438,22 @@ impl LineChart {
             let li = line_ink(pr.ink);
             let mut d = String::new();
             for (i, &(x, lo, _)) in pr.band.iter().enumerate() {
-                let _ = write!(
-                    d,
-                    "{}{} {}",
-                    if i == 0 { "M" } else { "L" },
-                    N(px(x)),
-                    N(py(lo))
-                );
+                let _ = write!(d, "{}{} {}", if i == 0 { "M" } else { "L" }, N(px(x)), N(py(lo)));
             }
             for &(x, _, hi) in pr.band.iter().rev() {
                 let _ = write!(d, "L{} {}", N(px(x)), N(py(hi)));
             }
             d.push('Z');
-            svg.path(
-                &d,
-                &format!(
-                    " fill=\"{}\" fill-opacity=\"0.18\" stroke=\"none\"",
-                    li.color
-                ),
-            );
+            svg.path(&d, &format!(" fill=\"{}\" fill-opacity=\"0.18\" stroke=\"none\"", li.color));
             for edge in [1, 2] {
                 let mut d = String::new();
                 for (i, &(x, lo, hi)) in pr.band.iter().enumerate() {
                     let y = if edge == 1 { lo } else { hi };
-                    let _ = write!(
-                        d,
-                        "{}{} {}",
-                        if i == 0 { "M" } else { "L" },
-                        N(px(x)),
-                        N(py(y))
-                    );
+                    let _ = write!(d, "{}{} {}", if i == 0 { "M" } else { "L" }, N(px(x)), N(py(y)));
                 }
                 svg.path(
                     &d,
-                    &format!(
-                        " fill=\"none\" stroke=\"{}\" stroke-width=\"0.8\" stroke-opacity=\"0.7\"",
-                        li.color
-                    ),
+                    &format!(" fill=\"none\" stroke=\"{}\" stroke-width=\"0.8\" stroke-opacity=\"0.7\"", li.color),
                 );
             }
         }
@@ -1770,13 +1463,7 @@ impl LineChart {
             if pr.s.style != Style::Points && pr.pts.len() > 1 {
                 let mut d = String::new();
                 for (i, &(x, y)) in pr.pts.iter().enumerate() {
-                    let _ = write!(
-                        d,
-                        "{}{} {}",
-                        if i == 0 { "M" } else { "L" },
-                        N(px(x)),
-                        N(py(y))
-                    );
+                    let _ = write!(d, "{}{} {}", if i == 0 { "M" } else { "L" }, N(px(x)), N(py(y)));
                 }
                 svg.path(
                     &d,
@@ -1796,11 +1483,7 @@ impl LineChart {
             if pr.s.style == Style::Line && !show_all {
                 continue;
             }
-            let every = if pr.s.style == Style::Points {
-                1
-            } else {
-                n.div_ceil(30).max(1)
-            };
+            let every = if pr.s.style == Style::Points { 1 } else { n.div_ceil(30).max(1) };
             for (i, &(x, y)) in pr.pts.iter().enumerate() {
                 let visible = xa.inside(x) && ya.inside(y);
                 if visible && (i % every == 0 || i + 1 == n) {
@@ -1848,10 +1531,7 @@ pub fn bar_chart<G: AsRef<str>, S: AsRef<str>>(
         y_label: y_label.to_string(),
         x_label: String::new(),
         groups: groups.iter().map(|g| g.as_ref().to_string()).collect(),
-        series: series
-            .iter()
-            .map(|(n, v)| (n.as_ref().to_string(), v.clone()))
-            .collect(),
+        series: series.iter().map(|(n, v)| (n.as_ref().to_string(), v.clone())).collect(),
         refs: Vec::new(),
         value_labels: None,
         y_percent: false,
@@ -1937,11 +1617,7 @@ impl BarChart {
         let y0 = py(0.0);
         for j in 0..ns {
             let paint = svg.fill(j);
-            let stroke = if bw >= 4.0 {
-                " stroke=\"#222\" stroke-width=\"0.8\""
-            } else {
-                ""
-            };
+            let stroke = if bw >= 4.0 { " stroke=\"#222\" stroke-width=\"0.8\"" } else { "" };
             for g in 0..ng {
                 if let Some(v) = val(j, g) {
                     let y = py(v);
@@ -1982,26 +1658,15 @@ impl BarChart {
             }
         }
         axis_lines(&mut svg, &p);
-        let items: Vec<(f64, f64, u8)> = self
-            .groups
-            .iter()
-            .enumerate()
-            .map(|(g, s)| (p.x + (g as f64 + 0.5) * gw, text_w(s, 12.0), 0))
-            .collect();
+        let items: Vec<(f64, f64, u8)> =
+            self.groups.iter().enumerate().map(|(g, s)| (p.x + (g as f64 + 0.5) * gw, text_w(s, 12.0), 0)).collect();
         let keep = thin_labels(&items, 6.0);
         for (g, s) in self.groups.iter().enumerate() {
             if keep[g] {
                 svg.text(items[g].0, p.bottom() + 17.0, s, 12.0, Anchor::Middle, "");
             }
         }
-        svg.text(
-            p.cx(),
-            p.bottom() + 38.0,
-            &self.x_label,
-            LABEL_FS,
-            Anchor::Middle,
-            "",
-        );
+        svg.text(p.cx(), p.bottom() + 38.0, &self.x_label, LABEL_FS, Anchor::Middle, "");
         labels_y(&mut svg, &p, &ya, &self.y_label);
         draw_legend(&mut svg, &legend, &rows, fr.w() / 2.0, legend_y(&p, has_xl));
         fr.figure(svg)
@@ -2063,30 +1728,19 @@ impl Histogram {
     /// Renders the chart.
     pub fn build(&self) -> Figure {
         let fr = &self.frame;
-        let vals: Vec<f64> = self
-            .values
-            .iter()
-            .copied()
-            .filter(|v| v.is_finite())
-            .collect();
+        let vals: Vec<f64> = self.values.iter().copied().filter(|v| v.is_finite()).collect();
         if vals.is_empty() {
             return no_data(fr, "no finite values to count");
         }
-        let (mut lo, mut hi) = self
-            .x_range
-            .filter(|&(a, b)| a.is_finite() && b.is_finite() && a < b)
-            .unwrap_or_else(|| {
+        let (mut lo, mut hi) =
+            self.x_range.filter(|&(a, b)| a.is_finite() && b.is_finite() && a < b).unwrap_or_else(|| {
                 (
                     vals.iter().copied().fold(f64::INFINITY, f64::min),
                     vals.iter().copied().fold(f64::NEG_INFINITY, f64::max),
                 )
             });
         if hi - lo <= 0.0 || !(hi - lo).is_finite() {
-            let pad = if lo == 0.0 || !lo.is_finite() {
-                0.5
-            } else {
-                lo.abs() * 0.05
-            };
+            let pad = if lo == 0.0 || !lo.is_finite() { 0.5 } else { lo.abs() * 0.05 };
             lo -= pad;
             hi += pad;
         }
@@ -2120,31 +1774,18 @@ impl Histogram {
         grid_y(&mut svg, &p, &ya);
         let paint = svg.fill(0);
         let bw = p.w / nb as f64;
-        let stroke = if bw >= 4.0 {
-            " stroke=\"#fff\" stroke-width=\"0.8\""
-        } else {
-            ""
-        };
+        let stroke = if bw >= 4.0 { " stroke=\"#fff\" stroke-width=\"0.8\"" } else { "" };
         for (b, &c) in counts.iter().enumerate() {
             if c == 0 {
                 continue;
             }
             let y = p.bottom() - ya.frac(c as f64) * p.h;
-            svg.rect(
-                p.x + b as f64 * bw,
-                y,
-                bw,
-                p.bottom() - y,
-                &format!(" fill=\"{paint}\"{stroke}"),
-            );
+            svg.rect(p.x + b as f64 * bw, y, bw, p.bottom() - y, &format!(" fill=\"{paint}\"{stroke}"));
         }
         for (k, (v, _)) in self.refs.iter().enumerate() {
             if v.is_finite() && xa.inside(*v) {
                 let x = p.x + xa.frac(*v) * p.w;
-                let attrs = format!(
-                    " stroke=\"#222\" stroke-width=\"1.6\"{}",
-                    dash_attr(REF_DASH[k % REF_DASH.len()])
-                );
+                let attrs = format!(" stroke=\"#222\" stroke-width=\"1.6\"{}", dash_attr(REF_DASH[k % REF_DASH.len()]));
                 svg.line(x, p.y, x, p.bottom(), &attrs);
             }
         }
@@ -2275,47 +1916,26 @@ impl Heatmap {
     pub fn build(&self) -> Figure {
         let fr = &self.frame;
         let nr = self.matrix.len().max(self.rows.len());
-        let nc = self
-            .matrix
-            .iter()
-            .map(Vec::len)
-            .max()
-            .unwrap_or(0)
-            .max(self.cols.len());
+        let nc = self.matrix.iter().map(Vec::len).max().unwrap_or(0).max(self.cols.len());
         if nr == 0 || nc == 0 {
             return no_data(fr, "empty matrix");
         }
         if nr * nc > 40_000 {
             return no_data(fr, &format!("matrix too large to draw ({nr}×{nc})"));
         }
-        let cell = |r: usize, c: usize| {
-            self.matrix
-                .get(r)
-                .and_then(|row| row.get(c))
-                .copied()
-                .unwrap_or(0)
-        };
+        let cell = |r: usize, c: usize| self.matrix.get(r).and_then(|row| row.get(c)).copied().unwrap_or(0);
         let rlabel = |r: usize| self.rows.get(r).cloned().unwrap_or_else(|| r.to_string());
         let clabel = |c: usize| self.cols.get(c).cloned().unwrap_or_else(|| c.to_string());
-        let max = (0..nr)
-            .flat_map(|r| (0..nc).map(move |c| (r, c)))
-            .map(|(r, c)| cell(r, c))
-            .max()
-            .unwrap_or(0);
+        let max = (0..nr).flat_map(|r| (0..nc).map(move |c| (r, c))).map(|(r, c)| cell(r, c)).max().unwrap_or(0);
         let maxf = max as f64;
 
         let mut svg = Svg::new(fr);
         let top = draw_titles(&mut svg, fr) + 4.0;
         let (w, h) = (fr.w(), fr.h());
-        let rlw = (0..nr)
-            .map(|r| text_w(&rlabel(r), TICK_FS))
-            .fold(0.0, f64::max);
+        let rlw = (0..nr).map(|r| text_w(&rlabel(r), TICK_FS)).fold(0.0, f64::max);
         let left = 12.0 + if self.y_label.is_empty() { 0.0 } else { 20.0 } + rlw + 8.0;
-        let bar_area = 16.0
-            + 14.0
-            + 6.0
-            + text_w(&thousands(max), TICK_FS).max(text_w(&self.unit, TICK_FS) - 20.0)
-            + 12.0;
+        let bar_area =
+            16.0 + 14.0 + 6.0 + text_w(&thousands(max), TICK_FS).max(text_w(&self.unit, TICK_FS) - 20.0) + 12.0;
         let bottom = 20.0 + if self.x_label.is_empty() { 0.0 } else { 22.0 } + 8.0;
         let avail_w = (w - left - bar_area).max(10.0);
         let avail_h = (h - top - bottom).max(10.0);
@@ -2335,19 +1955,11 @@ impl Heatmap {
                     gy + r as f64 * ch,
                     cw,
                     ch,
-                    &format!(
-                        " fill=\"#{g:02x}{g:02x}{g:02x}\" stroke=\"#ccc\" stroke-width=\"0.5\""
-                    ),
+                    &format!(" fill=\"#{g:02x}{g:02x}{g:02x}\" stroke=\"#ccc\" stroke-width=\"0.5\""),
                 );
             }
         }
-        svg.rect(
-            gx,
-            gy,
-            gw,
-            gh,
-            r##" fill="none" stroke="#222" stroke-width="1""##,
-        );
+        svg.rect(gx, gy, gw, gh, r##" fill="none" stroke="#222" stroke-width="1""##);
         if self.diagonal {
             for i in 0..nr.min(nc) {
                 svg.rect(
@@ -2389,46 +2001,22 @@ impl Heatmap {
             }
         }
         // Row and column labels.
-        let rows: Vec<(f64, f64, u8)> = (0..nr)
-            .map(|r| (gy + (r as f64 + 0.5) * ch, TICK_FS, 0))
-            .collect();
+        let rows: Vec<(f64, f64, u8)> = (0..nr).map(|r| (gy + (r as f64 + 0.5) * ch, TICK_FS, 0)).collect();
         let keep = thin_labels(&rows, 1.0);
         for r in 0..nr {
             if keep[r] {
-                svg.text(
-                    gx - 6.0,
-                    rows[r].0 + 4.0,
-                    &rlabel(r),
-                    TICK_FS,
-                    Anchor::End,
-                    "",
-                );
+                svg.text(gx - 6.0, rows[r].0 + 4.0, &rlabel(r), TICK_FS, Anchor::End, "");
             }
         }
-        let cols: Vec<(f64, f64, u8)> = (0..nc)
-            .map(|c| (gx + (c as f64 + 0.5) * cw, text_w(&clabel(c), TICK_FS), 0))
-            .collect();
+        let cols: Vec<(f64, f64, u8)> =
+            (0..nc).map(|c| (gx + (c as f64 + 0.5) * cw, text_w(&clabel(c), TICK_FS), 0)).collect();
         let keep = thin_labels(&cols, 4.0);
         for c in 0..nc {
             if keep[c] {
-                svg.text(
-                    cols[c].0,
-                    gy + gh + 15.0,
-                    &clabel(c),
-                    TICK_FS,
-                    Anchor::Middle,
-                    "",
-                );
+                svg.text(cols[c].0, gy + gh + 15.0, &clabel(c), TICK_FS, Anchor::Middle, "");
             }
         }
-        svg.text(
-            gx + gw / 2.0,
-            gy + gh + 36.0,
-            &self.x_label,
-            LABEL_FS,
-            Anchor::Middle,
-            "",
-        );
+        svg.text(gx + gw / 2.0, gy + gh + 36.0, &self.x_label, LABEL_FS, Anchor::Middle, "");
         svg.vtext(21.0, gy + gh / 2.0, &self.y_label, LABEL_FS);
 
         // Grey scale bar.
@@ -2448,22 +2036,9 @@ impl Heatmap {
                 &format!(" fill=\"#{g:02x}{g:02x}{g:02x}\""),
             );
         }
-        svg.rect(
-            bx,
-            by,
-            14.0,
-            bh,
-            r##" fill="none" stroke="#222" stroke-width="0.8""##,
-        );
+        svg.rect(bx, by, 14.0, bh, r##" fill="none" stroke="#222" stroke-width="0.8""##);
         svg.text(bx, gy + 6.0, &self.unit, TICK_FS, Anchor::Start, MUTED);
-        svg.text(
-            bx,
-            by + bh + 14.0,
-            self.scale.name(),
-            10.0,
-            Anchor::Start,
-            MUTED,
-        );
+        svg.text(bx, by + bh + 14.0, self.scale.name(), 10.0, Anchor::Start, MUTED);
         let mut marks: Vec<u64> = Vec::new();
         for t in [0.0, 0.25, 0.5, 0.75, 1.0] {
             let v = round_2sig(self.scale.inv(t, maxf));
@@ -2474,27 +2049,14 @@ impl Heatmap {
         }
         let items: Vec<(f64, f64, u8)> = marks
             .iter()
-            .map(|&v| {
-                (
-                    by + bh - self.scale.t(v as f64, maxf) * bh,
-                    TICK_FS,
-                    if v == max || v == 0 { 0 } else { 1 },
-                )
-            })
+            .map(|&v| (by + bh - self.scale.t(v as f64, maxf) * bh, TICK_FS, if v == max || v == 0 { 0 } else { 1 }))
             .collect();
         let keep = thin_labels(&items, 1.0);
         for (i, &v) in marks.iter().enumerate() {
             let y = items[i].0;
             svg.line(bx + 14.0, y, bx + 18.0, y, AXIS);
             if keep[i] {
-                svg.text(
-                    bx + 21.0,
-                    y + 4.0,
-                    &thousands(v),
-                    TICK_FS,
-                    Anchor::Start,
-                    "",
-                );
+                svg.text(bx + 21.0, y + 4.0, &thousands(v), TICK_FS, Anchor::Start, "");
             }
         }
         fr.figure(svg)
@@ -2576,11 +2138,8 @@ struct Ring {
 
 impl Ring {
     fn new(points: &[(f64, usize)]) -> Ring {
-        let mut pts: Vec<(f64, usize)> = points
-            .iter()
-            .filter(|(p, _)| p.is_finite())
-            .map(|&(p, n)| (wrap01(p), n))
-            .collect();
+        let mut pts: Vec<(f64, usize)> =
+            points.iter().filter(|(p, _)| p.is_finite()).map(|&(p, n)| (wrap01(p), n)).collect();
         pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         Ring { pts }
     }
@@ -2591,11 +2150,7 @@ impl Ring {
         let m = self.pts.len();
         (0..m)
             .map(|i| {
-                let start = if i == 0 {
-                    self.pts[m - 1].0 - 1.0
-                } else {
-                    self.pts[i - 1].0
-                };
+                let start = if i == 0 { self.pts[m - 1].0 - 1.0 } else { self.pts[i - 1].0 };
                 (start, self.pts[i].0, self.pts[i].1)
             })
             .collect()
@@ -2695,14 +2250,7 @@ impl RingDiagram {
             return no_data(fr, "no points on the ring");
         }
         let shares = ring.shares();
-        let keys: Vec<f64> = self
-            .keys
-            .iter()
-            .flatten()
-            .copied()
-            .filter(|k| k.is_finite())
-            .map(wrap01)
-            .collect();
+        let keys: Vec<f64> = self.keys.iter().flatten().copied().filter(|k| k.is_finite()).map(wrap01).collect();
         let mut key_counts: Vec<usize> = vec![0; shares.len()];
         for &k in &keys {
             let node = ring.pts[ring.owner(k)].1;
@@ -2717,9 +2265,7 @@ impl RingDiagram {
         let (w, h) = (fr.w(), fr.h());
 
         // Legend text, to size the legend column.
-        let shown = shares
-            .len()
-            .min(((h - top - 70.0) / 22.0).max(1.0) as usize);
+        let shown = shares.len().min(((h - top - 70.0) / 22.0).max(1.0) as usize);
         let lines: Vec<String> = shares
             .iter()
             .enumerate()
@@ -2742,10 +2288,7 @@ impl RingDiagram {
                 s
             })
             .collect();
-        let notes = [
-            "A key belongs to the first point",
-            "at or after it, going clockwise.",
-        ];
+        let notes = ["A key belongs to the first point", "at or after it, going clockwise."];
         let leg_w = lines
             .iter()
             .take(shown)
@@ -2753,12 +2296,7 @@ impl RingDiagram {
             .chain(notes.iter().map(|s| text_w(s, 10.5)))
             .fold(0.0, f64::max)
             .min(w * 0.5);
-        let area = Rect {
-            x: 10.0,
-            y: top,
-            w: (w - leg_w - 30.0).max(60.0),
-            h: (h - top - 10.0).max(60.0),
-        };
+        let area = Rect { x: 10.0, y: top, w: (w - leg_w - 30.0).max(60.0), h: (h - top - 10.0).max(60.0) };
         let r = (area.w.min(area.h) / 2.0 - 30.0).max(20.0);
         let (cx, cy) = (area.cx(), area.cy());
         let band = (r * 0.14).clamp(6.0, 22.0);
@@ -2766,58 +2304,25 @@ impl RingDiagram {
 
         // Owned arcs.
         let arcs = ring.merged_arcs();
-        let sep = if arcs.len() <= 60 {
-            " stroke=\"#fff\" stroke-width=\"1\""
-        } else {
-            ""
-        };
+        let sep = if arcs.len() <= 60 { " stroke=\"#fff\" stroke-width=\"1\"" } else { "" };
         for &(s, e, n) in &arcs {
             if e - s <= 0.0 {
                 continue;
             }
             let paint = svg.fill(style_of(n));
-            svg.path(
-                &sector(cx, cy, r_in, r_out, s, e),
-                &format!(" fill=\"{paint}\"{sep}"),
-            );
+            svg.path(&sector(cx, cy, r_in, r_out, s, e), &format!(" fill=\"{paint}\"{sep}"));
         }
-        svg.circle(
-            cx,
-            cy,
-            r,
-            r##" fill="none" stroke="#555" stroke-width="1.2""##,
-        );
+        svg.circle(cx, cy, r, r##" fill="none" stroke="#555" stroke-width="1.2""##);
 
         // Compass positions.
         for (t, label) in [(0.0, "0"), (0.25, "0.25"), (0.5, "0.5"), (0.75, "0.75")] {
             // Inside the ring, clear of the key marks just inside the band.
             let inset = 22.0 + (t * 4.0 % 2.0) * text_w(label, 10.0) / 2.0;
             let (lx, ly) = polar(cx, cy, r_in - inset, t);
-            svg.text(
-                lx,
-                ly + 3.5,
-                label,
-                10.0,
-                Anchor::Middle,
-                r##" fill="#777""##,
-            );
+            svg.text(lx, ly + 3.5, label, 10.0, Anchor::Middle, r##" fill="#777""##);
         }
-        svg.text(
-            cx,
-            cy - 4.0,
-            "position",
-            10.5,
-            Anchor::Middle,
-            r##" fill="#777""##,
-        );
-        svg.text(
-            cx,
-            cy + 10.0,
-            "0 → 1 clockwise",
-            10.5,
-            Anchor::Middle,
-            r##" fill="#777""##,
-        );
+        svg.text(cx, cy - 4.0, "position", 10.5, Anchor::Middle, r##" fill="#777""##);
+        svg.text(cx, cy + 10.0, "0 → 1 clockwise", 10.5, Anchor::Middle, r##" fill="#777""##);
 
         // Keys.
         if !keys.is_empty() {
@@ -2831,15 +2336,7 @@ impl RingDiagram {
                 let st = style_of(ring.pts[ring.owner(k)].1);
                 let (x, y) = polar(cx, cy, r_in - if big { 9.0 } else { 6.0 }, k);
                 if big {
-                    draw_marker(
-                        &mut svg,
-                        MARKERS[st % MARKERS.len()],
-                        x,
-                        y,
-                        kr,
-                        color(st),
-                        "#222",
-                    );
+                    draw_marker(&mut svg, MARKERS[st % MARKERS.len()], x, y, kr, color(st), "#222");
                 } else {
                     svg.circle(x, y, kr, &format!(" fill=\"{}\"", color(st)));
                 }
@@ -2849,11 +2346,7 @@ impl RingDiagram {
                 svg.text(
                     cx,
                     cy + 24.0,
-                    &format!(
-                        "{} of {} keys shown",
-                        thousands(shown_keys as u64),
-                        thousands(keys.len() as u64)
-                    ),
+                    &format!("{} of {} keys shown", thousands(shown_keys as u64), thousands(keys.len() as u64)),
                     10.0,
                     Anchor::Middle,
                     r##" fill="#777""##,
@@ -2867,15 +2360,7 @@ impl RingDiagram {
             for &(p, n) in &ring.pts {
                 let st = style_of(n);
                 let (x, y) = polar(cx, cy, r, p);
-                draw_marker(
-                    &mut svg,
-                    MARKERS[st % MARKERS.len()],
-                    x,
-                    y,
-                    mr,
-                    color(st),
-                    "#000",
-                );
+                draw_marker(&mut svg, MARKERS[st % MARKERS.len()], x, y, mr, color(st), "#000");
             }
         } else if m <= 5000 {
             // Many points: a short radial tick per point, one path per node.
@@ -2888,10 +2373,7 @@ impl RingDiagram {
                         let _ = write!(d, "M{} {}L{} {}", N(x0), N(y0), N(x1), N(y1));
                     }
                 }
-                svg.path(
-                    &d,
-                    &format!(" stroke=\"{}\" stroke-width=\"0.9\"", color(st)),
-                );
+                svg.path(&d, &format!(" stroke=\"{}\" stroke-width=\"0.9\"", color(st)));
             }
         }
         if self.label_points.unwrap_or(m <= 16) {
@@ -2920,34 +2402,13 @@ impl RingDiagram {
         let mut y = (cy - (rows_h + 44.0) / 2.0).max(top + 10.0);
         for (i, line) in lines.iter().take(shown).enumerate() {
             let paint = svg.fill(i);
-            svg.rect(
-                lx,
-                y - 7.0,
-                18.0,
-                14.0,
-                &format!(" fill=\"{paint}\" stroke=\"#222\" stroke-width=\"0.6\""),
-            );
-            draw_marker(
-                &mut svg,
-                MARKERS[i % MARKERS.len()],
-                lx + 29.0,
-                y,
-                4.5,
-                color(i),
-                "#000",
-            );
+            svg.rect(lx, y - 7.0, 18.0, 14.0, &format!(" fill=\"{paint}\" stroke=\"#222\" stroke-width=\"0.6\""));
+            draw_marker(&mut svg, MARKERS[i % MARKERS.len()], lx + 29.0, y, 4.5, color(i), "#000");
             svg.text(lx + 40.0, y + 4.0, line, LEG_FS, Anchor::Start, "");
             y += 22.0;
         }
         if shown < shares.len() {
-            svg.text(
-                lx,
-                y + 4.0,
-                &format!("… and {} more nodes", shares.len() - shown),
-                LEG_FS,
-                Anchor::Start,
-                MUTED,
-            );
+            svg.text(lx, y + 4.0, &format!("… and {} more nodes", shares.len() - shown), LEG_FS, Anchor::Start, MUTED);
             y += 22.0;
         }
         y += 6.0;
@@ -2980,12 +2441,7 @@ pub struct ShardMap {
 /// a thick black outline in both, and a caption gives the count, e.g.
 /// "90 of 1,000 shards moved (9.0%)". If the slices differ in length, the missing entries
 /// count as "unassigned" and as moved.
-pub fn shard_map<S: AsRef<str>>(
-    title: &str,
-    before: &[usize],
-    after: &[usize],
-    node_names: &[S],
-) -> ShardMap {
+pub fn shard_map<S: AsRef<str>>(title: &str, before: &[usize], after: &[usize], node_names: &[S]) -> ShardMap {
     ShardMap {
         frame: Frame::new(title),
         before: before.to_vec(),
@@ -3000,9 +2456,7 @@ impl ShardMap {
     /// Number of shards whose node differs between `before` and `after`.
     pub fn moved(&self) -> usize {
         let n = self.before.len().max(self.after.len());
-        (0..n)
-            .filter(|&i| self.before.get(i) != self.after.get(i))
-            .count()
+        (0..n).filter(|&i| self.before.get(i) != self.after.get(i)).count()
     }
 
     /// Renders the map.
@@ -3013,18 +2467,10 @@ impl ShardMap {
             return no_data(fr, "no shards");
         }
         if n > 100_000 {
-            return no_data(
-                fr,
-                &format!("too many shards to draw ({})", thousands(n as u64)),
-            );
+            return no_data(fr, &format!("too many shards to draw ({})", thousands(n as u64)));
         }
         let moved = self.moved();
-        let mut nodes: Vec<usize> = self
-            .before
-            .iter()
-            .chain(self.after.iter())
-            .copied()
-            .collect();
+        let mut nodes: Vec<usize> = self.before.iter().chain(self.after.iter()).copied().collect();
         nodes.sort_unstable();
         nodes.dedup();
         let caption = format!(
@@ -3034,11 +2480,8 @@ impl ShardMap {
             moved as f64 * 100.0 / n as f64
         );
 
-        let mut legend: LegendItems = nodes
-            .iter()
-            .take(24)
-            .map(|&i| (Swatch::Solid(i), node_name(&self.names, i)))
-            .collect();
+        let mut legend: LegendItems =
+            nodes.iter().take(24).map(|&i| (Swatch::Solid(i), node_name(&self.names, i))).collect();
         if nodes.len() > 24 {
             legend.push((Swatch::Solid(0), format!("… {} more", nodes.len() - 24)));
         }
@@ -3049,36 +2492,24 @@ impl ShardMap {
         let (w, h) = (fr.w(), fr.h());
         let rows = legend_rows(&legend, w - 32.0);
         let bottom = 10.0 + 24.0 + rows.len() as f64 * LEG_ROW + 4.0;
-        let area = Rect {
-            x: 16.0,
-            y: top + 4.0,
-            w: w - 32.0,
-            h: (h - top - 4.0 - bottom).max(30.0),
-        };
+        let area = Rect { x: 16.0, y: top + 4.0, w: w - 32.0, h: (h - top - 4.0 - bottom).max(30.0) };
 
         let get = |v: &[usize], i: usize| v.get(i).copied();
-        let draw_cell =
-            |svg: &mut Svg, x: f64, y: f64, cw: f64, chh: f64, node: Option<usize>, mv: bool| {
-                let gap = if cw >= 5.0 { 1.0 } else { 0.0 };
-                let fill = node.map_or("#fff", color);
+        let draw_cell = |svg: &mut Svg, x: f64, y: f64, cw: f64, chh: f64, node: Option<usize>, mv: bool| {
+            let gap = if cw >= 5.0 { 1.0 } else { 0.0 };
+            let fill = node.map_or("#fff", color);
+            svg.rect(x + gap / 2.0, y + gap / 2.0, cw - gap, chh - gap, &format!(" fill=\"{fill}\""));
+            if mv {
+                let sw = (cw.min(chh) * 0.22).clamp(1.0, 2.6);
                 svg.rect(
-                    x + gap / 2.0,
-                    y + gap / 2.0,
-                    cw - gap,
-                    chh - gap,
-                    &format!(" fill=\"{fill}\""),
+                    x + gap / 2.0 + sw / 2.0,
+                    y + gap / 2.0 + sw / 2.0,
+                    cw - gap - sw,
+                    chh - gap - sw,
+                    &format!(" fill=\"none\" stroke=\"#000\" stroke-width=\"{}\"", N(sw)),
                 );
-                if mv {
-                    let sw = (cw.min(chh) * 0.22).clamp(1.0, 2.6);
-                    svg.rect(
-                        x + gap / 2.0 + sw / 2.0,
-                        y + gap / 2.0 + sw / 2.0,
-                        cw - gap - sw,
-                        chh - gap - sw,
-                        &format!(" fill=\"none\" stroke=\"#000\" stroke-width=\"{}\"", N(sw)),
-                    );
-                }
-            };
+            }
+        };
 
         let cap_y = if n <= 48 {
             // Two labelled rows.
@@ -3090,41 +2521,18 @@ impl ShardMap {
             let block = 18.0 + 2.0 * chh + 6.0 + 26.0 + 20.0 + rows.len() as f64 * LEG_ROW;
             let gy = top + 18.0 + ((h - top - block) / 2.0).max(0.0);
             let heads: Vec<(f64, f64, u8)> = (0..n)
-                .map(|i| {
-                    (
-                        gx + (i as f64 + 0.5) * cw,
-                        text_w(&i.to_string(), 10.0),
-                        u8::from(i % 5 != 0),
-                    )
-                })
+                .map(|i| (gx + (i as f64 + 0.5) * cw, text_w(&i.to_string(), 10.0), u8::from(i % 5 != 0)))
                 .collect();
             let keep = thin_labels(&heads, 3.0);
             svg.text(gx - 8.0, gy - 6.0, "shard", 10.0, Anchor::End, MUTED);
             for i in 0..n {
                 if keep[i] {
-                    svg.text(
-                        heads[i].0,
-                        gy - 6.0,
-                        &i.to_string(),
-                        10.0,
-                        Anchor::Middle,
-                        MUTED,
-                    );
+                    svg.text(heads[i].0, gy - 6.0, &i.to_string(), 10.0, Anchor::Middle, MUTED);
                 }
             }
-            for (row, (label, v)) in [("before", &self.before), ("after", &self.after)]
-                .into_iter()
-                .enumerate()
-            {
+            for (row, (label, v)) in [("before", &self.before), ("after", &self.after)].into_iter().enumerate() {
                 let y = gy + row as f64 * (chh + 6.0);
-                svg.text(
-                    gx - 8.0,
-                    y + chh / 2.0 + 4.5,
-                    label,
-                    LABEL_FS,
-                    Anchor::End,
-                    " font-weight=\"bold\"",
-                );
+                svg.text(gx - 8.0, y + chh / 2.0 + 4.5, label, LABEL_FS, Anchor::End, " font-weight=\"bold\"");
                 for i in 0..n {
                     let node = get(v, i);
                     let mv = get(&self.before, i) != get(&self.after, i);
@@ -3134,11 +2542,7 @@ impl ShardMap {
                         let name = node_name(&self.names, nd);
                         let fs = 11.0f64.min(chh * 0.45);
                         if text_w(&name, fs) <= cw - 6.0 {
-                            let fill = if hex_luma(color(nd)) < 0.45 {
-                                "#fff"
-                            } else {
-                                "#000"
-                            };
+                            let fill = if hex_luma(color(nd)) < 0.45 { "#fff" } else { "#000" };
                             let weight = if mv { " font-weight=\"bold\"" } else { "" };
                             svg.text(
                                 x + cw / 2.0,
@@ -3171,19 +2575,9 @@ impl ShardMap {
             let sw = (cell * 0.22).clamp(1.0, 2.6);
             let mut fills: Vec<(String, String)> = Vec::new();
             let mut outline = String::new();
-            for (panel, (label, v)) in [("before", &self.before), ("after", &self.after)]
-                .into_iter()
-                .enumerate()
-            {
+            for (panel, (label, v)) in [("before", &self.before), ("after", &self.after)].into_iter().enumerate() {
                 let gx = x0 + panel as f64 * (gw + gap);
-                svg.text(
-                    gx + gw / 2.0,
-                    gy - 7.0,
-                    label,
-                    LABEL_FS,
-                    Anchor::Middle,
-                    " font-weight=\"bold\"",
-                );
+                svg.text(gx + gw / 2.0, gy - 7.0, label, LABEL_FS, Anchor::Middle, " font-weight=\"bold\"");
                 for i in 0..n {
                     let (r, c) = (i / cols, i % cols);
                     let mv = get(&self.before, i) != get(&self.after, i);
@@ -3204,25 +2598,14 @@ impl ShardMap {
                     // shards are told apart by full colour alone
                     if mv && cell >= 4.0 {
                         let (a, b) = (x + sw / 2.0, side - sw);
-                        let _ = write!(
-                            outline,
-                            "M{} {}h{}v{}h-{}z",
-                            N(a),
-                            N(y + sw / 2.0),
-                            N(b),
-                            N(b),
-                            N(b)
-                        );
+                        let _ = write!(outline, "M{} {}h{}v{}h-{}z", N(a), N(y + sw / 2.0), N(b), N(b), N(b));
                     }
                 }
             }
             for (fill, d) in &fills {
                 svg.path(d, &format!(" fill=\"{fill}\""));
             }
-            svg.path(
-                &outline,
-                &format!(" fill=\"none\" stroke=\"#000\" stroke-width=\"{}\"", N(sw)),
-            );
+            svg.path(&outline, &format!(" fill=\"none\" stroke=\"#000\" stroke-width=\"{}\"", N(sw)));
             svg.text(
                 x0 + total / 2.0,
                 gy + gh + 13.0,
@@ -3238,14 +2621,7 @@ impl ShardMap {
             );
             gy + gh + 32.0
         };
-        svg.text(
-            w / 2.0,
-            cap_y,
-            &caption,
-            LABEL_FS,
-            Anchor::Middle,
-            " font-weight=\"bold\"",
-        );
+        svg.text(w / 2.0, cap_y, &caption, LABEL_FS, Anchor::Middle, " font-weight=\"bold\"");
         draw_legend(&mut svg, &legend, &rows, w / 2.0, cap_y + 20.0);
         fr.figure(svg)
     }
@@ -3300,9 +2676,7 @@ mod tests {
         for (i, _) in svg.match_indices('&') {
             let ent = &svg[i..svg.len().min(i + 8)];
             assert!(
-                ["&amp;", "&lt;", "&gt;", "&quot;", "&#39;", "&#64;"]
-                    .iter()
-                    .any(|e| ent.starts_with(e)),
+                ["&amp;", "&lt;", "&gt;", "&quot;", "&#39;", "&#64;"].iter().any(|e| ent.starts_with(e)),
                 "{what}: bare & in {ent}"
             );
         }
@@ -3326,16 +2700,9 @@ mod tests {
     fn all_figures() -> Vec<Figure> {
         let ns: Vec<f64> = (2..=12).map(f64::from).collect();
         let before: Vec<usize> = (0..1000).map(|i| i % 10).collect();
-        let after: Vec<usize> = (0..1000)
-            .map(|i| if i % 11 == 0 { 10 } else { i % 10 })
-            .collect();
-        let m: Vec<Vec<u64>> = (0..11)
-            .map(|r| {
-                (0..11)
-                    .map(|c| if r == c { 9000 } else { (r * 7 + c) as u64 })
-                    .collect()
-            })
-            .collect();
+        let after: Vec<usize> = (0..1000).map(|i| if i % 11 == 0 { 10 } else { i % 10 }).collect();
+        let m: Vec<Vec<u64>> =
+            (0..11).map(|r| (0..11).map(|c| if r == c { 9000 } else { (r * 7 + c) as u64 }).collect()).collect();
         let labels: Vec<String> = (0..11).map(|i| format!("n{i}")).collect();
         vec![
             line_chart(
@@ -3345,9 +2712,7 @@ mod tests {
                 &[
                     Series::new("hash % N", ns.iter().map(|&n| (n, 1.0 - 1.0 / n)))
                         .band(ns.iter().map(|&n| (n, 0.9 - 1.0 / n, 1.0 - 0.5 / n))),
-                    Series::new("1/(N+1)", ns.iter().map(|&n| (n, 1.0 / n)))
-                        .style(Style::Line)
-                        .ink(3),
+                    Series::new("1/(N+1)", ns.iter().map(|&n| (n, 1.0 / n))).style(Style::Line).ink(3),
                 ],
             )
             .y_percent(true)
@@ -3356,20 +2721,13 @@ mod tests {
                 "spread",
                 "points per node",
                 "spread",
-                &[Series::new(
-                    "1/√v",
-                    [(1.0, 1.0), (10.0, 0.31), (150.0, 0.08)],
-                )],
+                &[Series::new("1/√v", [(1.0, 1.0), (10.0, 0.31), (150.0, 0.08)])],
             )
             .log_x(true)
             .build(),
-            bar_chart("bars", "keys", &["A", "B"], &[("one", vec![1.0, 2.0])])
-                .reference(1.5, "fair")
-                .build(),
+            bar_chart("bars", "keys", &["A", "B"], &[("one", vec![1.0, 2.0])]).reference(1.5, "fair").build(),
             histogram("h", "x", &[1.0, 2.0, 2.5, 3.0], 0).build(),
-            heatmap("hm", &labels, &labels, &m, "new", "old")
-                .mark_diagonal(true)
-                .build(),
+            heatmap("hm", &labels, &labels, &m, "new", "old").mark_diagonal(true).build(),
             ring_diagram("ring", &ring_pts(), &names(), Some(&[0.1, 0.5, 0.9][..])).build(),
             shard_map("shards", &before, &after, &labels).build(),
             shard_map("small", &[0, 1, 2, 3], &[0, 1, 2, 0], &names()).build(),
@@ -3407,13 +2765,7 @@ mod tests {
 
     #[test]
     fn img_tag_embeds_the_svg_as_base64() {
-        let fig = bar_chart(
-            "Keys \"per\" node <A&B>",
-            "keys",
-            &["A", "B"],
-            &[("x", vec![3.0, 4.0])],
-        )
-        .build();
+        let fig = bar_chart("Keys \"per\" node <A&B>", "keys", &["A", "B"], &[("x", vec![3.0, 4.0])]).build();
         let tag = fig.to_img_tag();
         let prefix = "<img src=\"data:image/svg+xml;base64,";
         assert!(tag.starts_with(prefix));
@@ -3426,13 +2778,7 @@ mod tests {
     fn evcxr_output_format() {
         let fig = bar_chart("t", "y", &["A"], &[("s", vec![1.0])]).build();
         let out = fig.evcxr_output();
-        assert_eq!(
-            out,
-            format!(
-                "EVCXR_BEGIN_CONTENT text/html\n{}\nEVCXR_END_CONTENT\n",
-                fig.to_img_tag()
-            )
-        );
+        assert_eq!(out, format!("EVCXR_BEGIN_CONTENT text/html\n{}\nEVCXR_END_CONTENT\n", fig.to_img_tag()));
         assert!(!out.contains("<svg"), "must be an <img>, not inline svg");
         assert_eq!(fig.to_string(), "[figure: t, 720×400 SVG]");
         assert_eq!(fig.dimensions(), (720, 400));
@@ -3445,16 +2791,10 @@ mod tests {
         assert_eq!(a.len(), b.len());
         for (x, y) in a.iter().zip(&b) {
             assert_eq!(x.svg(), y.svg(), "{}", x.title());
-            assert!(x
-                .svg()
-                .starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+            assert!(x.svg().starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
             assert!(x.svg().ends_with("</svg>\n"));
             assert!(!x.svg().contains(ID), "placeholder left in {}", x.title());
-            assert!(
-                !x.svg().contains("NaN") && !x.svg().contains("inf"),
-                "{}",
-                x.title()
-            );
+            assert!(!x.svg().contains("NaN") && !x.svg().contains("inf"), "{}", x.title());
             assert!(!x.svg().contains("no data"), "{}", x.title());
             assert_well_formed(x.svg(), x.title());
         }
@@ -3467,21 +2807,8 @@ mod tests {
         let figs = vec![
             line_chart("a", "x", "y", &[]).build(),
             line_chart("b", "x", "y", &[Series::new("s", Vec::new())]).build(),
-            line_chart(
-                "c",
-                "x",
-                "y",
-                &[Series::new("s", [(nan, nan), (f64::INFINITY, 1.0)])],
-            )
-            .build(),
-            line_chart(
-                "d",
-                "x",
-                "y",
-                &[Series::new("s", [(0.0, 1.0), (-1.0, 2.0)])],
-            )
-            .log_x(true)
-            .build(),
+            line_chart("c", "x", "y", &[Series::new("s", [(nan, nan), (f64::INFINITY, 1.0)])]).build(),
+            line_chart("d", "x", "y", &[Series::new("s", [(0.0, 1.0), (-1.0, 2.0)])]).log_x(true).build(),
             bar_chart("e", "y", none, &[("s", vec![])]).build(),
             bar_chart("f", "y", &["A"], &[("s", vec![nan])]).build(),
             bar_chart::<&str, &str>("g", "y", &["A"], &[]).build(),
@@ -3495,70 +2822,35 @@ mod tests {
         ];
         for f in &figs {
             assert_well_formed(f.svg(), f.title());
-            assert!(
-                f.svg().contains("no data"),
-                "{} should say no data",
-                f.title()
-            );
+            assert!(f.svg().contains("no data"), "{} should say no data", f.title());
             assert!(f.svg().ends_with("</svg>\n"));
         }
         // Degenerate but drawable: these must render normally.
         let ok = vec![
             line_chart("p", "x", "y", &[Series::new("s", [(1.0, 0.0), (2.0, 0.0)])]).build(),
             line_chart("q", "x", "y", &[Series::new("s", [(5.0, 5.0)])]).build(),
-            line_chart(
-                "r",
-                "x",
-                "y",
-                &[Series::new("s", [(1.0, 1e300), (2.0, -1e300)])],
-            )
-            .build(),
-            line_chart(
-                "r2",
-                "x",
-                "y",
-                &[Series::new("s", [(1.0, 1.0), (2.0, 2.0)])],
-            )
-            .x_range(5.0, 1.0)
-            .y_range(nan, 1.0)
-            .log_y(true)
-            .build(),
+            line_chart("r", "x", "y", &[Series::new("s", [(1.0, 1e300), (2.0, -1e300)])]).build(),
+            line_chart("r2", "x", "y", &[Series::new("s", [(1.0, 1.0), (2.0, 2.0)])])
+                .x_range(5.0, 1.0)
+                .y_range(nan, 1.0)
+                .log_y(true)
+                .build(),
             bar_chart("s", "y", &["A", "B"], &[("z", vec![0.0, 0.0])]).build(),
-            bar_chart(
-                "t",
-                "y",
-                &["A", "B"],
-                &[("neg", vec![-3.0]), ("", vec![1.0, 2.0, 99.0])],
-            )
-            .build(),
+            bar_chart("t", "y", &["A", "B"], &[("neg", vec![-3.0]), ("", vec![1.0, 2.0, 99.0])]).build(),
             histogram("u", "x", &[7.0, 7.0, 7.0], 0).build(),
             histogram("u2", "x", &[1e308, -1e308], 3).build(),
-            heatmap("v", &["a"], &["b", "c"], &[vec![0, 0]], "x", "y")
-                .scale(Scale::Log)
-                .build(),
+            heatmap("v", &["a"], &["b", "c"], &[vec![0, 0]], "x", "y").scale(Scale::Log).build(),
             heatmap("w", none, none, &[vec![1], vec![2, 3, 4]], "", "").build(),
             ring_diagram("x", &[(0.3, 7)], none, Some(&[0.1, 0.9, -0.5, 2.0][..])).build(),
-            ring_diagram(
-                "y",
-                &[(0.5, 0), (0.5, 1), (1.0, 2), (-0.25, 3)],
-                &names(),
-                None,
-            )
-            .build(),
+            ring_diagram("y", &[(0.5, 0), (0.5, 1), (1.0, 2), (-0.25, 3)], &names(), None).build(),
             shard_map("z", &[0, 1, usize::MAX], &[1], none).build(),
         ];
         for f in &ok {
             assert_well_formed(f.svg(), f.title());
             assert!(!f.svg().contains("no data"), "{} should render", f.title());
-            assert!(
-                !f.svg().contains("NaN") && !f.svg().contains("inf"),
-                "{}",
-                f.title()
-            );
+            assert!(!f.svg().contains("NaN") && !f.svg().contains("inf"), "{}", f.title());
         }
-        let tiny = bar_chart("tiny", "y", &["A"], &[("s", vec![1.0])])
-            .size(0, 0)
-            .build();
+        let tiny = bar_chart("tiny", "y", &["A"], &[("s", vec![1.0])]).size(0, 0).build();
         assert_eq!(tiny.dimensions(), (MIN_W, MIN_H));
     }
 
@@ -3591,25 +2883,13 @@ mod tests {
         assert_eq!(ring.merged_arcs().len(), 2);
         let shares = ring.shares();
         assert!((shares[0].1 - 0.7).abs() < 1e-12 && (shares[1].1 - 0.3).abs() < 1e-12);
-        let fig = ring_diagram(
-            "r",
-            &[(0.1, 0), (0.35, 1), (0.6, 2), (0.85, 3)],
-            &names(),
-            None,
-        )
-        .build();
+        let fig = ring_diagram("r", &[(0.1, 0), (0.35, 1), (0.6, 2), (0.85, 3)], &names(), None).build();
         assert!(fig.svg().contains("A: 25.0% of ring, 1 point"));
     }
 
     #[test]
     fn user_text_is_escaped() {
-        let fig = line_chart(
-            "<b>@ID@ & co</b>",
-            "x<",
-            "y>",
-            &[Series::new("a\"b", [(1.0, 1.0), (2.0, 2.0)])],
-        )
-        .build();
+        let fig = line_chart("<b>@ID@ & co</b>", "x<", "y>", &[Series::new("a\"b", [(1.0, 1.0), (2.0, 2.0)])]).build();
         let svg = fig.svg();
         assert!(svg.contains("&lt;b&gt;&#64;ID&#64; &amp; co&lt;/b&gt;"));
         assert!(svg.contains("a&quot;b"));
@@ -3618,22 +2898,11 @@ mod tests {
 
     #[test]
     fn heatmap_writes_counts_with_separators() {
-        let fig = heatmap(
-            "t",
-            &["A", "B"],
-            &["A", "B"],
-            &[vec![25_000, 12], vec![0, 89_813]],
-            "new",
-            "old",
-        )
-        .build();
+        let fig = heatmap("t", &["A", "B"], &["A", "B"], &[vec![25_000, 12], vec![0, 89_813]], "new", "old").build();
         assert!(fig.svg().contains(">89,813<"));
         assert!(fig.svg().contains(">25,000<"));
         let big: Vec<Vec<u64>> = vec![vec![1; 20]; 20];
         let fig = heatmap("t", &[] as &[&str], &[] as &[&str], &big, "", "").build();
-        assert!(
-            !fig.svg().contains("fill=\"#fff\">1<"),
-            "no counts in a 20×20 grid"
-        );
+        assert!(!fig.svg().contains("fill=\"#fff\">1<"), "no counts in a 20×20 grid");
     }
 }

@@ -86,10 +86,7 @@ impl FixedShards {
             }
         }
         let index = |p: &FixedShards| -> Vec<usize> {
-            p.table()
-                .iter()
-                .map(|&t| names.iter().position(|n| *n == p.nodes()[t as usize]).unwrap_or(0))
-                .collect()
+            p.table().iter().map(|&t| names.iter().position(|n| *n == p.nodes()[t as usize]).unwrap_or(0)).collect()
         };
         let (b, a) = (index(self), index(after));
         plot::shard_map(title, &b, &a, &names)
@@ -104,8 +101,10 @@ impl ModuloSweep {
         let measured = Series::new("hash % N, measured", rows.iter().map(|r| (r.new as f64, r.measured)))
             .style(Style::Points)
             .ink(0);
-        let rule = Series::new("1 − min/lcm rule", rows.iter().map(|r| (r.new as f64, r.rule))).style(Style::Line).ink(1);
-        let floor = Series::new("floor |Δ|/max", rows.iter().map(|r| (r.new as f64, r.floor))).style(Style::Line).ink(2);
+        let rule =
+            Series::new("1 − min/lcm rule", rows.iter().map(|r| (r.new as f64, r.rule))).style(Style::Line).ink(1);
+        let floor =
+            Series::new("floor |Δ|/max", rows.iter().map(|r| (r.new as f64, r.floor))).style(Style::Line).ink(2);
         plot::line_chart(title, "nodes after", "share of keys moved", &[measured, rule, floor])
             .y_percent(true)
             .include_zero(true)

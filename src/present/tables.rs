@@ -66,7 +66,11 @@ impl Table {
                 .map(|i| {
                     let c = r.get(i).map(String::as_str).unwrap_or("");
                     let pad = w[i] - c.chars().count();
-                    if i == 0 { format!("{c}{}", " ".repeat(pad)) } else { format!("{}{c}", " ".repeat(pad)) }
+                    if i == 0 {
+                        format!("{c}{}", " ".repeat(pad))
+                    } else {
+                        format!("{}{c}", " ".repeat(pad))
+                    }
                 })
                 .collect();
             let _ = writeln!(s, "  {}", cells.join("  ").trim_end());

@@ -100,7 +100,11 @@ impl Ketama {
     pub fn with_weights<W: IntoIterator<Item = u32>>(self, weights: W) -> Result<Self> {
         let weights: Vec<u32> = weights.into_iter().collect();
         if weights.len() != self.nodes.len() {
-            return Err(Error::LengthMismatch { what: "weights for servers", expected: self.nodes.len(), given: weights.len() });
+            return Err(Error::LengthMismatch {
+                what: "weights for servers",
+                expected: self.nodes.len(),
+                given: weights.len(),
+            });
         }
         if let Some(i) = weights.iter().position(|&w| w == 0) {
             return Err(Error::BadWeight { node: self.nodes[i].clone(), weight: "0".into() });

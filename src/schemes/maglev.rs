@@ -32,7 +32,9 @@
 //! [`HashWidth`]: crate::HashWidth
 
 use crate::keys::HashedKeys;
-use crate::schemes::{assign_each, check_names, count_per_node, index_of, numbered, with_added, without, Key, Locate, NodeId, Placement};
+use crate::schemes::{
+    assign_each, check_names, count_per_node, index_of, numbered, with_added, without, Key, Locate, NodeId, Placement,
+};
 use crate::{md5_u128, Error, Result};
 
 /// The table size the paper uses for its examples, and the default here.

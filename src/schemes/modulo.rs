@@ -114,7 +114,7 @@ pub fn lcm(a: u128, b: u128) -> u128 {
 /// Used for the 100-million-key benchmark.
 ///
 /// ```
-/// use reshard::{modulo::count_moved_streaming, HashWidth, KeySet};
+/// use reshard::{schemes::modulo::count_moved_streaming, HashWidth, KeySet};
 /// let moved = count_moved_streaming(&KeySet::users(1000), HashWidth::Bits32, 3, 4).unwrap();
 /// assert!(moved > 700 && moved < 800);
 /// ```

@@ -38,11 +38,7 @@ impl std::fmt::Debug for PyRandom {
 impl PyRandom {
     /// The generator of `random.Random(seed)` for a non-negative integer seed.
     pub fn new(seed: u64) -> Self {
-        let key: Vec<u32> = if seed >> 32 == 0 {
-            vec![seed as u32]
-        } else {
-            vec![seed as u32, (seed >> 32) as u32]
-        };
+        let key: Vec<u32> = if seed >> 32 == 0 { vec![seed as u32] } else { vec![seed as u32, (seed >> 32) as u32] };
         PyRandom::from_key(&key)
     }
 
@@ -50,9 +46,7 @@ impl PyRandom {
         let mut mt = [0u32; N];
         mt[0] = s;
         for i in 1..N {
-            mt[i] = 1_812_433_253u32
-                .wrapping_mul(mt[i - 1] ^ (mt[i - 1] >> 30))
-                .wrapping_add(i as u32);
+            mt[i] = 1_812_433_253u32.wrapping_mul(mt[i - 1] ^ (mt[i - 1] >> 30)).wrapping_add(i as u32);
         }
         mt
     }
@@ -76,8 +70,7 @@ impl PyRandom {
             }
         }
         for _ in 0..N - 1 {
-            mt[i] = (mt[i] ^ (mt[i - 1] ^ (mt[i - 1] >> 30)).wrapping_mul(1_566_083_941))
-                .wrapping_sub(i as u32);
+            mt[i] = (mt[i] ^ (mt[i - 1] ^ (mt[i - 1] >> 30)).wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
             i += 1;
             if i >= N {
                 mt[0] = mt[N - 1];
@@ -129,7 +122,9 @@ impl PyRandom {
                 let low = u64::from(self.next_u32());
                 Ok(low | u64::from(self.bits(k - 32)) << 32)
             }
-            _ => Err(Error::Invalid(format!("getrandbits({k}): this generator draws at most 64 bits at a time; use k ≤ 64"))),
+            _ => Err(Error::Invalid(format!(
+                "getrandbits({k}): this generator draws at most 64 bits at a time; use k ≤ 64"
+            ))),
         }
     }
 

@@ -66,7 +66,11 @@ impl Rendezvous {
     pub fn with_weights<W: IntoIterator<Item = f64>>(self, weights: W) -> Result<Self> {
         let weights: Vec<f64> = weights.into_iter().collect();
         if weights.len() != self.nodes.len() {
-            return Err(Error::LengthMismatch { what: "weights for nodes", expected: self.nodes.len(), given: weights.len() });
+            return Err(Error::LengthMismatch {
+                what: "weights for nodes",
+                expected: self.nodes.len(),
+                given: weights.len(),
+            });
         }
         for (n, &w) in self.nodes.iter().zip(&weights) {
             if !(w.is_finite() && w > 0.0) {
@@ -168,7 +172,6 @@ impl Locate for Rendezvous {
         });
         self.best(raw, key.width)
     }
-
 }
 
 impl Placement for Rendezvous {

@@ -138,7 +138,9 @@ impl Ring {
     /// Sort points by `(hash, node name)`, as document `000`'s Python does.
     fn sorted<H: Ord + Copy>(&self, reduce: impl Fn(u128) -> H) -> Sorted<H> {
         let mut pts: Vec<(H, NodeId)> = self.hash_points().map(|(h, n)| (reduce(h), n)).collect();
-        pts.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| self.nodes[a.1 as usize].cmp(&self.nodes[b.1 as usize])));
+        pts.sort_unstable_by(|a, b| {
+            a.0.cmp(&b.0).then_with(|| self.nodes[a.1 as usize].cmp(&self.nodes[b.1 as usize]))
+        });
         Sorted { hashes: pts.iter().map(|p| p.0).collect(), nodes: pts.iter().map(|p| p.1).collect() }
     }
 
@@ -180,7 +182,8 @@ impl Ring {
         let mut share = vec![0.0; self.nodes.len()];
         for (i, p) in pts.iter().enumerate() {
             let here = width.position(p.hash);
-            let prev = if i == 0 { width.position(pts[pts.len() - 1].hash) - 1.0 } else { width.position(pts[i - 1].hash) };
+            let prev =
+                if i == 0 { width.position(pts[pts.len() - 1].hash) - 1.0 } else { width.position(pts[i - 1].hash) };
             share[p.node as usize] += here - prev;
         }
         share
@@ -216,7 +219,7 @@ impl Placement for Ring {
 
     /// The new node's points take the arcs in front of them.
     fn add_node(&self, name: &str) -> Result<Self> {
-        Ok(Ring::build(with_added(&self.nodes, name)?, self.vnodes, self.salt.clone())?)
+        Ring::build(with_added(&self.nodes, name)?, self.vnodes, self.salt.clone())
     }
 
     /// The node's points go; their arcs fall to the next points clockwise.

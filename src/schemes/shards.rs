@@ -49,20 +49,22 @@ pub struct FixedShards {
 }
 
 impl FixedShards {
-    /// [`DEFAULT_SHARDS`] shards over `n` nodes named `"0"` … `"{n-1}"`,
-    /// shard `s` on node `s % n`.
+    /// [`DEFAULT_SHARDS`] shards (or `n` when `n` is larger) over `n` nodes
+    /// named `"0"` … `"{n-1}"`, shard `s` on node `s % n`.
     pub fn new(n: usize) -> Result<Self> {
         FixedShards::named(numbered(n))
     }
 
-    /// [`DEFAULT_SHARDS`] shards over these named nodes, shard `s` on node
-    /// `s % N`.
+    /// [`DEFAULT_SHARDS`] shards (or one per node when there are more
+    /// nodes) over these named nodes, shard `s` on node `s % N`.
     pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        FixedShards::laid_out(check_names(names)?, DEFAULT_SHARDS, DEFAULT_SEED)
+        let nodes = check_names(names)?;
+        let shards = DEFAULT_SHARDS.max(nodes.len());
+        FixedShards::laid_out(nodes, shards, DEFAULT_SEED)
     }
 
     /// The same nodes with `shards` shards, laid out afresh: shard `s` on
@@ -194,11 +196,8 @@ impl FixedShards {
         let shards = self.table.len();
         check_counts(shards, nodes.len())?;
         // old index -> new index, if kept
-        let new_of_old: Vec<Option<NodeId>> = self
-            .nodes
-            .iter()
-            .map(|o| nodes.iter().position(|n| n == o).map(|i| i as NodeId))
-            .collect();
+        let new_of_old: Vec<Option<NodeId>> =
+            self.nodes.iter().map(|o| nodes.iter().position(|n| n == o).map(|i| i as NodeId)).collect();
         let mut owned: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
         let mut pool = Vec::new();
         for (s, &old) in self.table.iter().enumerate() {
@@ -280,7 +279,7 @@ impl FixedShards {
 /// shard count changes, even if they stay on the same node.
 ///
 /// ```
-/// use reshard::{shards::keys_changing_shard, HashWidth, KeySet};
+/// use reshard::{schemes::shards::keys_changing_shard, HashWidth, KeySet};
 /// let keys = KeySet::plain(10_000).hashed(HashWidth::Bits128).unwrap();
 /// let n = keys_changing_shard(&keys, 1000, 2000);
 /// assert!((4_800..5_200).contains(&n)); // h % 2000 ≥ 1000 half the time

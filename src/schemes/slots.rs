@@ -73,7 +73,7 @@ pub fn crc16(bytes: &[u8]) -> u16 {
 /// at least one), else the whole key.
 ///
 /// ```
-/// use reshard::slots::hashed_part;
+/// use reshard::schemes::slots::hashed_part;
 /// assert_eq!(hashed_part(b"foo{bar}{zap}"), b"bar");
 /// assert_eq!(hashed_part(b"foo{}{bar}"), b"foo{}{bar}"); // empty tag: whole key
 /// assert_eq!(hashed_part(b"foo{{bar}}zap"), b"{bar");

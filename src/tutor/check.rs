@@ -64,12 +64,7 @@ impl Check {
 
     /// `"document 89,813 · measured 89,813 ✓"`.
     pub fn line(&self) -> String {
-        format!(
-            "document {} · measured {} {}",
-            self.document,
-            self.measured,
-            if self.matches() { "✓" } else { "≠" }
-        )
+        format!("document {} · measured {} {}", self.document, self.measured, if self.matches() { "✓" } else { "≠" })
     }
 }
 

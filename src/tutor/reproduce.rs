@@ -5,7 +5,7 @@
 //! notebooks compute the same figures step by step.
 //!
 //! ```
-//! let checks = reshard::reproduce::doc_002().unwrap();
+//! let checks = reshard::tutor::reproduce::doc_002().unwrap();
 //! assert!(checks.all_match(), "{checks}");
 //! ```
 
@@ -33,9 +33,7 @@ pub fn document(doc: &str) -> Result<Checks> {
         "000" => doc_000(),
         "002" => doc_002(),
         "004" => doc_004(),
-        other => Err(crate::Error::Invalid(format!(
-            "there is no document {other:?}: use 000, 002 or 004"
-        ))),
+        other => Err(crate::Error::Invalid(format!("there is no document {other:?}: use 000, 002 or 004"))),
     }
 }
 
@@ -125,7 +123,11 @@ pub fn doc_004() -> Result<Checks> {
     c.push(Check::percent("fixed shards: share moved", "8.98%", f.share()));
     let counts = eleven.shard_counts();
     let old_all_91 = counts[..10].iter().all(|&n| n == 91);
-    c.push(Check::new("fixed shards: shards per old node", "91 each", if old_all_91 { "91 each".to_string() } else { format!("{:?}", &counts[..10]) }));
+    c.push(Check::new(
+        "fixed shards: shards per old node",
+        "91 each",
+        if old_all_91 { "91 each".to_string() } else { format!("{:?}", &counts[..10]) },
+    ));
     c.push(Check::count("fixed shards: shards on the new node", 90, counts[10] as u64));
     c.push(Check::ratio("hash % N ships this many times more", "10.1×", m.moved() as f64 / f.moved() as f64));
     Ok(c)
