@@ -1,7 +1,7 @@
 # reshard: Rust crate + Jupyter notebooks on the evcxr Rust kernel.
 #
 #   make lab        set up (first time only), then JupyterLab on notebooks/
-#   make test       cargo test, clippy, and the notebook checks
+#   make test       rustfmt, cargo test (with and without default features), clippy, notebook checks
 #   make notebooks  re-execute notebooks/*.ipynb in place (commit the result)
 #   make handouts   execute notebooks, write handouts/*.html
 #   make index      regenerate notebooks/00-index.ipynb and README's notebook list
@@ -27,7 +27,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 # Steps run in the order written, even under -j.
 .NOTPARALLEL:
 
-.PHONY: help setup evcxr kernel lab test cargo-test clippy nbtest notebooks handouts check index clean
+.PHONY: help setup evcxr kernel lab test fmt cargo-test clippy nbtest notebooks handouts check index clean
 
 help:
 	@sed -n '3,10s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
@@ -70,13 +70,20 @@ lab: setup
 	$(VENV)/bin/jupyter lab --no-browser --ip=127.0.0.1 --ServerApp.root_dir=$(CURDIR)/notebooks \
 	  $$( [ "$$(id -u)" = 0 ] && echo --allow-root || true )
 
-test: setup cargo-test clippy nbtest
+test: setup fmt cargo-test clippy nbtest
 
+fmt:
+	cargo fmt --check
+
+# Notebooks build the crate with `default-features = false`: every test but
+# the CLI's runs in that configuration; the CLI's with the default features.
 cargo-test:
-	cargo test
+	cargo test --no-default-features
+	cargo test --test cli
 
 clippy:
 	cargo clippy --all-targets -- -D warnings
+	cargo clippy --no-default-features --all-targets -- -D warnings
 
 nbtest: setup
 	$(VPY) -m pytest tests/notebooks -v -rs --tb=short -p no:cacheprovider

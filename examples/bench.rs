@@ -6,7 +6,13 @@
 //! cargo run --release --example bench            # everything
 //! cargo run --release --example bench -- --quick # skip the 100M-key run
 //! cargo run --release --example bench -- --runs 11
+//! cargo run --release --example bench -- --python-doc ../shared/seeds/000_5c3491369a660ef0.txt
 //! ```
+//!
+//! With `--python-doc PATH` (document `000`'s text), the document's own
+//! Python code is extracted by `scripts/doc_python.py` and run once in a
+//! `python3` process in the same run, and its wall time is set beside
+//! document `000`'s median here: the speed-up.
 
 #[allow(unused_imports)]
 use reshard::prelude::*;
@@ -104,6 +110,7 @@ fn print_row(label: &str, t: &Timing, target: Option<f64>) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quick = args.iter().any(|a| a == "--quick");
+    let python_doc = args.iter().position(|a| a == "--python-doc").and_then(|i| args.get(i + 1)).cloned();
     let runs = args
         .iter()
         .position(|a| a == "--runs")
@@ -111,10 +118,11 @@ fn main() {
         .map(|s| s.parse::<usize>().expect("--runs takes a positive number"))
         .unwrap_or(7)
         .max(1);
+    let takes_value = |a: &str| a == "--runs" || a == "--python-doc";
     if let Some(bad) =
-        args.iter().enumerate().find(|(i, a)| *a != "--quick" && *a != "--runs" && !(*i > 0 && args[i - 1] == "--runs"))
+        args.iter().enumerate().find(|(i, a)| *a != "--quick" && !takes_value(a) && !(*i > 0 && takes_value(&args[i - 1])))
     {
-        eprintln!("unknown argument {:?}: use --quick and/or --runs N", bad.1);
+        eprintln!("unknown argument {:?}: use --quick, --runs N and/or --python-doc PATH", bad.1);
         std::process::exit(2);
     }
 
@@ -132,13 +140,35 @@ fn main() {
         ("002", reproduce::doc_002, KeySet::plain(200_000), HashWidth::Bits128, 0.2),
         ("004", reproduce::doc_004, KeySet::plain(1_000_000), HashWidth::Bits128, 0.12),
     ];
+    let mut doc_000 = None;
     for (name, doc, keys, width, target) in docs {
         let (t, checks) = median_of(runs, || doc().expect("document figures"));
         assert!(checks.all_match(), "document {name} does not reproduce:\n{checks}");
         print_row(&format!("document {name}: all {} figures", checks.checks().len()), &t, Some(target));
-        let (t, hashed) = median_of(runs, || keys.hashed(width).expect("keys"));
+        let (f, hashed) = median_of(runs, || keys.hashed(width).expect("keys"));
         assert_eq!(hashed.len(), keys.len());
-        print_row(&format!("  floor: md5 of {} keys ({width})", keys.len()), &t, None);
+        print_row(&format!("  floor: md5 of {} keys ({width})", keys.len()), &f, None);
+        println!("  {:.1}× the floor", t.median.as_secs_f64() / f.median.as_secs_f64());
+        if name == "000" {
+            doc_000 = Some(t.median);
+        }
+    }
+    if let (Some(path), Some(ours)) = (python_doc, doc_000) {
+        println!();
+        let start = Instant::now();
+        let status = std::process::Command::new("python3")
+            .args([concat!(env!("CARGO_MANIFEST_DIR"), "/scripts/doc_python.py"), path.as_str()])
+            .stdout(std::process::Stdio::null())
+            .status()
+            .expect("python3 runs");
+        let theirs = start.elapsed();
+        assert!(status.success(), "the document's Python failed: {status}");
+        println!("document 000's own Python (1 run, one process)   {:>10}", secs(theirs));
+        println!(
+            "reshard, all of document 000's figures (median)   {:>10}   {:.0}× faster",
+            secs(ours),
+            theirs.as_secs_f64() / ours.as_secs_f64()
+        );
     }
 
     println!();

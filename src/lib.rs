@@ -65,13 +65,19 @@ pub use tutor::{Check, Checks};
 /// `std` (no `Result`): `use reshard::prelude::*;`.
 pub mod prelude {
     pub use crate::analysis::{
-        ArrangementSweep, Comparison, LoadReport, MiddleRemoval, ModuloSweep, Movement, Scheme, VnodeSweep,
+        middle_removal, resized, ring_spread, ArrangementSweep, CompareSettings, Comparison, LoadReport, LoadSpread,
+        MiddleRemoval, ModuloSweep, Movement, Scheme, VnodeSweep,
     };
-    pub use crate::present::{load_chart, pct, thousands, Figure, Table};
+    pub use crate::present::charts::{self, Series, Style};
+    pub use crate::present::{fixed, load_chart, pct, thousands, Figure, Table};
+    pub use crate::schemes::{jump, shards, slots};
     pub use crate::schemes::{
         letters, numbered, prefixed, Bounded, FixedShards, Jump, Ketama, Key, Locate, Maglev, Modulo, Placement,
-        Rendezvous, Ring, Slots, UnstableShards,
+        PyRandom, Rendezvous, Ring, Slots, UnstableShards,
     };
     pub use crate::tutor::{Check, Checks};
-    pub use crate::{key_slot, md5_u128, modulo_rule, Error, HashWidth, HashedKeys, KeySet};
+    pub use crate::{
+        crc16, guava_consistent_hash, jump_hash, ketama_hash, key_slot, md5_u128, modulo_rule, Error, HashWidth,
+        HashedKeys, KeySet,
+    };
 }
