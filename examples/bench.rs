@@ -119,8 +119,10 @@ fn main() {
         .unwrap_or(7)
         .max(1);
     let takes_value = |a: &str| a == "--runs" || a == "--python-doc";
-    if let Some(bad) =
-        args.iter().enumerate().find(|(i, a)| *a != "--quick" && !takes_value(a) && !(*i > 0 && takes_value(&args[i - 1])))
+    if let Some(bad) = args
+        .iter()
+        .enumerate()
+        .find(|(i, a)| *a != "--quick" && !takes_value(a) && !(*i > 0 && takes_value(&args[i - 1])))
     {
         eprintln!("unknown argument {:?}: use --quick, --runs N and/or --python-doc PATH", bad.1);
         std::process::exit(2);

@@ -60,10 +60,6 @@ fn doc000_modulo_shares() {
     // The rule the document states: a key stays only when h % old == h % new,
     // so min(old, new) / lcm(old, new) stay. 3 → 4: 3/12 stay, 75% move.
     assert_eq!(modulo_rule(3, 4), 0.75);
-    // The lesson's (1 − 1/oldN) gives 67% for 3 → 4, which does not fit.
-    assert_eq!(pct(1.0 - 1.0 / 3.0, 0), "67%");
-    // "The ideal is 1/11, or 9.09%."
-    assert_eq!(pct(1.0 / 11.0, 2), "9.09%");
 }
 
 /// 000: "ring, add a 4th node to 3" — 28.0% (1 point), 25.3% (150 points).

@@ -23,7 +23,7 @@
 
 use crate::keys::HashedKeys;
 use crate::schemes::modulo::modulo_rule;
-use crate::schemes::ring::{Ring, Sorted};
+use crate::schemes::ring::{node_points, sort_points, Ring, Sorted};
 use crate::schemes::NodeId;
 use crate::{limits, Error, HashWidth, Result};
 use rayon::prelude::*;
@@ -72,11 +72,16 @@ fn check_sweep(keys: &HashedKeys, old: &[String], new: &[String], vnodes: usize,
         "use fewer keys or fewer arrangements",
     )?;
     limits::check_hint(
-        "ring points hashed (nodes before and after × vnodes × arrangements)",
-        limits::product(old.len() + new.len(), vnodes).saturating_mul(count as u128),
+        "ring points hashed (nodes × vnodes × arrangements)",
+        limits::product(distinct(old, new), vnodes).saturating_mul(count as u128),
         limits::MAX_HASHES,
         "use fewer arrangements, nodes or points per node",
     )
+}
+
+/// How many distinct names `old` and `new` have together.
+fn distinct(old: &[String], new: &[String]) -> usize {
+    old.iter().chain(new).collect::<std::collections::HashSet<_>>().len()
 }
 
 /// Keys (ascending hashes) against two rings at once: how many change
@@ -132,22 +137,37 @@ impl ArrangementSweep {
         salts: Vec<String>,
     ) -> Result<Self> {
         check_sweep(keys, old_nodes, new_nodes, vnodes, salts.len())?;
-        let old = Ring::named(old_nodes.iter().cloned())?.with_vnodes(vnodes)?;
-        let new = Ring::named(new_nodes.iter().cloned())?.with_vnodes(vnodes)?;
+        // the same checks a ring makes, before the parallel part
+        Ring::named(old_nodes.iter().cloned())?.with_vnodes(vnodes)?;
+        Ring::named(new_nodes.iter().cloned())?.with_vnodes(vnodes)?;
         // new node index -> old node index of the same name
         let same: Vec<NodeId> = new_nodes
             .iter()
             .map(|n| old_nodes.iter().position(|o| o == n).map_or(NodeId::MAX, |i| i as NodeId))
             .collect();
+        // every name once: the nodes before, then those only after
+        let union: Vec<&String> = old_nodes.iter().chain(new_nodes.iter().filter(|n| !old_nodes.contains(n))).collect();
+        let index = |n: &String| union.iter().position(|u| *u == n).unwrap_or(0);
+        let (old_at, new_at): (Vec<usize>, Vec<usize>) =
+            (old_nodes.iter().map(index).collect(), new_nodes.iter().map(index).collect());
         let width = keys.width();
         let sorted = keys.sorted_hashes();
         let rows = salts
             .into_par_iter()
             .map(|salt| {
-                let (a, b) = (old.clone().with_salt(salt.clone()), new.clone().with_salt(salt.clone()));
+                // each name's points hashed once, for both rings
+                let points: Vec<Vec<u128>> = union.iter().map(|n| node_points(&salt, n, vnodes)).collect();
+                let (a, b): (Vec<&Vec<u128>>, Vec<&Vec<u128>>) =
+                    (old_at.iter().map(|&i| &points[i]).collect(), new_at.iter().map(|&i| &points[i]).collect());
                 let (moved, load) = match width {
-                    HashWidth::Bits32 => walk(sorted, |h| h as u32, a.sorted32(), b.sorted32(), &same),
-                    HashWidth::Bits128 => walk(sorted, |h| h, a.sorted128(), b.sorted128(), &same),
+                    HashWidth::Bits32 => {
+                        let r = |h: u128| h as u32;
+                        walk(sorted, r, &sort_points(old_nodes, &a, r), &sort_points(new_nodes, &b, r), &same)
+                    }
+                    HashWidth::Bits128 => {
+                        let r = |h: u128| h;
+                        walk(sorted, r, &sort_points(old_nodes, &a, r), &sort_points(new_nodes, &b, r), &same)
+                    }
                 };
                 Arrangement {
                     salt,

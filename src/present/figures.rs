@@ -19,7 +19,7 @@ use crate::analysis::{
 use crate::present::charts::{self as plot, BarChart, Heatmap, LineChart, RingDiagram, Series, ShardMap, Style};
 use crate::present::format::{pct, thousands};
 use crate::schemes::{FixedShards, Placement, Ring};
-use crate::{HashWidth, HashedKeys};
+use crate::HashedKeys;
 
 impl Movement {
     /// The old→new matrix as a heatmap: rows are the node before, columns
@@ -61,17 +61,16 @@ impl LoadReport {
 }
 
 impl Ring {
-    /// The ring as a circle: each node's points and the arcs it owns. With
-    /// `keys`, up to `sample` of them are drawn inside the ring.
-    ///
-    /// The points are placed at `width`; with keys, at the keys' width.
-    pub fn diagram(&self, title: &str, width: HashWidth, keys: Option<(&HashedKeys, usize)>) -> RingDiagram {
-        let width = keys.map_or(width, |(k, _)| k.width());
+    /// The ring as a circle, at the width of `keys`: each node's points
+    /// and the arcs it owns, and the first `sample` keys drawn inside the
+    /// ring (0: none).
+    pub fn diagram(&self, title: &str, keys: &HashedKeys, sample: usize) -> RingDiagram {
+        let width = keys.width();
         let points: Vec<(f64, usize)> =
             self.points(width).iter().map(|p| (width.position(p.hash), p.node as usize)).collect();
-        let key_pos: Option<Vec<f64>> =
-            keys.map(|(k, sample)| k.hashes().iter().take(sample).map(|&h| width.position(h)).collect());
-        plot::ring_diagram(title, &points, self.nodes(), key_pos.as_deref()).label_points(self.vnodes() == 1)
+        let key_pos: Vec<f64> = keys.hashes().iter().take(sample).map(|&h| width.position(h)).collect();
+        let keys = (sample > 0).then_some(key_pos.as_slice());
+        plot::ring_diagram(title, &points, self.nodes(), keys).label_points(self.vnodes() == 1)
     }
 }
 

@@ -54,6 +54,39 @@ impl<H: Ord + Copy> Sorted<H> {
     }
 }
 
+/// The full md5 of node `name`'s points `"{salt}{name}#{v}"`, `v` ascending.
+pub(crate) fn node_points(salt: &str, name: &str, vnodes: usize) -> Vec<u128> {
+    let mut buf = Vec::with_capacity(salt.len() + name.len() + 8);
+    buf.extend_from_slice(salt.as_bytes());
+    buf.extend_from_slice(name.as_bytes());
+    buf.push(b'#');
+    let prefix = buf.len();
+    (0..vnodes)
+        .map(|v| {
+            buf.truncate(prefix);
+            push_decimal(&mut buf, v as u64);
+            md5_u128(&buf)
+        })
+        .collect()
+}
+
+/// Points of `names[i]` (full md5 in `per_node[i]`) reduced and sorted by
+/// `(hash, node name)`.
+pub(crate) fn sort_points<H: Ord + Copy, P: AsRef<[u128]>>(
+    names: &[String],
+    per_node: &[P],
+    reduce: impl Fn(u128) -> H,
+) -> Sorted<H> {
+    let mut pts: Vec<(H, NodeId)> = per_node
+        .iter()
+        .enumerate()
+        .flat_map(|(id, hs)| hs.as_ref().iter().map(move |&h| (h, id as NodeId)))
+        .map(|(h, n)| (reduce(h), n))
+        .collect();
+    pts.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| names[a.1 as usize].cmp(&names[b.1 as usize])));
+    Sorted { hashes: pts.iter().map(|p| p.0).collect(), nodes: pts.iter().map(|p| p.1).collect() }
+}
+
 /// A consistent-hash ring over named nodes.
 #[derive(Debug, Clone)]
 pub struct Ring {
@@ -117,31 +150,10 @@ impl Ring {
         &self.salt
     }
 
-    /// The full md5 of every point, node by node, `v` ascending.
-    fn hash_points(&self) -> impl Iterator<Item = (u128, NodeId)> + '_ {
-        let mut buf = Vec::new();
-        self.nodes.iter().enumerate().flat_map(move |(id, name)| {
-            let mut prefix = Vec::with_capacity(self.salt.len() + name.len() + 1);
-            prefix.extend_from_slice(self.salt.as_bytes());
-            prefix.extend_from_slice(name.as_bytes());
-            prefix.push(b'#');
-            let mut buf = std::mem::take(&mut buf);
-            (0..self.vnodes).map(move |v| {
-                buf.clear();
-                buf.extend_from_slice(&prefix);
-                push_decimal(&mut buf, v as u64);
-                (md5_u128(&buf), id as NodeId)
-            })
-        })
-    }
-
     /// Sort points by `(hash, node name)`, as document `000`'s Python does.
     fn sorted<H: Ord + Copy>(&self, reduce: impl Fn(u128) -> H) -> Sorted<H> {
-        let mut pts: Vec<(H, NodeId)> = self.hash_points().map(|(h, n)| (reduce(h), n)).collect();
-        pts.sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0).then_with(|| self.nodes[a.1 as usize].cmp(&self.nodes[b.1 as usize]))
-        });
-        Sorted { hashes: pts.iter().map(|p| p.0).collect(), nodes: pts.iter().map(|p| p.1).collect() }
+        let per_node: Vec<Vec<u128>> = self.nodes.iter().map(|n| node_points(&self.salt, n, self.vnodes)).collect();
+        sort_points(&self.nodes, &per_node, reduce)
     }
 
     pub(crate) fn sorted32(&self) -> &Sorted<u32> {
