@@ -376,3 +376,31 @@ fn no_panics_from_arguments() {
     expect_err("randbelow(0)", || py().randbelow(0), |e| matches!(e, Error::Invalid(_)), "n ≥ 1");
     assert_eq!(reshard::present::fixed(12.97, 1), "13.0");
 }
+
+/// Check rows stay honest when a reader edits the parameters: the verdict
+/// names the parameter that differs, the document's figure keeps the
+/// document's conditions, and a corrected document error is not a ≠.
+#[test]
+fn check_rows_name_their_conditions() {
+    use reshard::tutor::{Params, Verdict};
+    let same = Params::new().param("points per node", 150, 150).param("keys", 100_000, 100_000);
+    let edited = Params::new().param("points per node", 150, 40).param("keys", 100_000, 100_000);
+    let row = |p: &Params, share: f64| {
+        Check::percent("share moved", "25.3%", share).under(p, &["points per node", "keys"]).theory("1/4", 0.25, 0.03)
+    };
+    assert_eq!(row(&same, 0.2531).verdict(), Verdict::Match);
+    assert_eq!(row(&same, 0.2431).verdict(), Verdict::Differs);
+    let other = row(&edited, 0.2401);
+    assert_eq!(other.verdict(), Verdict::OtherParameters);
+    assert_eq!(other.mark(), "≠ (points per node differs)");
+    assert_eq!(other.within_theory(), Some(true));
+    assert!(other.line().contains("document (points per node 150, keys 100,000): 25.3%"), "{}", other.line());
+    assert!(other.line().contains("this run (points per node 40, keys 100,000): 24.0%"), "{}", other.line());
+    let wrong = Check::percent("10 → 20, share moved", "95%", 0.5).corrected("a key stays when h % 20 < 10");
+    assert_eq!(wrong.verdict(), Verdict::Corrected);
+    let checks = Checks::new("t").with(wrong).with(row(&same, 0.2531));
+    assert!(checks.sound() && !checks.all_match());
+    assert!(checks.to_string().contains("corrected — 10 → 20, share moved: a key stays when h % 20 < 10"));
+    assert!(!Checks::new("t").with(row(&same, 0.2431)).sound());
+    assert!(edited.to_string().contains("points per node 40 (document 150)"));
+}

@@ -2,24 +2,42 @@
 //! figure measured in this run.
 //!
 //! A [`Check`] compares the two as the document printed them (same
-//! rounding) and shows "document 89,813 · measured 89,813 ✓". When a reader
-//! has changed a parameter, the row says so instead of failing.
+//! rounding) and shows "document 89,813 · measured 89,813 ✓".
+//!
+//! A row stays honest when a reader edits the parameters: it names the
+//! parameters its figure depends on ([`Check::under`], from a [`Params`]),
+//! and when this run's differ from the document's it says which, sets the
+//! two figures under their own conditions, and shows what theory expects
+//! for this run where there is a formula ([`Check::theory`]). A figure the
+//! document got wrong is marked [`Check::corrected`], not ≠.
 //!
 //! ```
-//! use reshard::{Check, Checks};
+//! use reshard::tutor::{Check, Checks, Params};
 //! let mut c = Checks::new("document 004");
 //! c.push(Check::count("keys moved by fixed shards", 89_813, 89_813));
 //! c.push(Check::percent("share moved", "8.98%", 0.089813));
 //! assert!(c.all_match());
 //! assert_eq!(c.checks()[0].line(), "document 89,813 · measured 89,813 ✓");
+//!
+//! // A reader ran 40 points per node on 20,000 keys instead:
+//! let p = Params::new().param("points per node", 150, 40).param("keys", 100_000, 20_000);
+//! let row = Check::percent("A,B,C → A,B,C,D: share moved", "25.3%", 0.188)
+//!     .under(&p, &["points per node", "keys"])
+//!     .theory("1/4 ± 3σ", 0.25, 0.03);
+//! assert_eq!(
+//!     row.line(),
+//!     "document (points per node 150, keys 100,000): 25.3% · this run (points per node 40, keys 20,000): 18.8% · \
+//!      theory for this run: 1/4 ± 3σ = 25.0% ± 3.0%, this run is outside ≠ (points per node, keys differ)"
+//! );
 //! ```
 
 use crate::present::tables::{shows_as_table, Table};
 use crate::present::thousands;
+use crate::tutor::params::Params;
 
 /// One figure: what the document printed and what this run measured,
-/// both as text in the document's format.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// both as text in the document's format, and under which conditions.
+#[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Check {
     /// What the figure is.
@@ -28,24 +46,70 @@ pub struct Check {
     pub document: String,
     /// This run's value, printed the same way.
     pub measured: String,
+    /// This run's value as a number (a share for percentages), when it is one.
+    pub value: Option<f64>,
+    /// The parameters the figure depends on: the document's and this run's.
+    pub params: Params,
+    /// What theory expects for this run, where there is a formula.
+    pub theory: Option<Theory>,
+    /// Why the document's figure is wrong, when it is.
+    pub corrected: Option<String>,
+}
+
+/// What a formula expects for this run's parameters: `expected ± tolerance`
+/// (both in the figure's own unit; shares as fractions).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct Theory {
+    /// The formula, as the reader should recognise it (e.g. "1/4 ± 3σ").
+    pub formula: String,
+    /// Its value for this run.
+    pub expected: f64,
+    /// How far this run may stray from it.
+    pub tolerance: f64,
+    /// Whether the value is a share (printed as a percentage).
+    pub share: bool,
+}
+
+/// How a row ends: the verdict a reader reads first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Same parameters, same figure.
+    Match,
+    /// Same parameters, a different figure: something is wrong.
+    Differs,
+    /// The document's figure is wrong, and this run shows the right one.
+    Corrected,
+    /// This run's parameters differ from the document's, so the figures
+    /// need not agree (the theory column says whether this run is sound).
+    OtherParameters,
 }
 
 impl Check {
     /// Compare two strings as printed.
     pub fn new(label: impl Into<String>, document: impl Into<String>, measured: impl Into<String>) -> Self {
-        Check { label: label.into(), document: document.into(), measured: measured.into() }
+        Check {
+            label: label.into(),
+            document: document.into(),
+            measured: measured.into(),
+            value: None,
+            params: Params::new(),
+            theory: None,
+            corrected: None,
+        }
     }
 
     /// A count, printed with thousands separators.
     pub fn count(label: impl Into<String>, document: u64, measured: u64) -> Self {
-        Check::new(label, thousands(document), thousands(measured))
+        Check { value: Some(measured as f64), ..Check::new(label, thousands(document), thousands(measured)) }
     }
 
     /// A share printed as a percentage with as many decimals as the
     /// document's `"90.87%"` has.
     pub fn percent(label: impl Into<String>, document: &str, measured_share: f64) -> Self {
         let decimals = document.trim_end_matches('%').split('.').nth(1).map_or(0, str::len);
-        Check::new(label, document, format!("{:.*}%", decimals, 100.0 * measured_share))
+        let measured = format!("{:.*}%", decimals, 100.0 * measured_share);
+        Check { value: Some(measured_share), ..Check::new(label, document, measured) }
     }
 
     /// A plain number printed with the document's decimals and suffix
@@ -54,7 +118,28 @@ impl Check {
         let num: String = document.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
         let suffix = &document[num.len()..];
         let decimals = num.split('.').nth(1).map_or(0, str::len);
-        Check::new(label, document, format!("{:.*}{}", decimals, measured, suffix))
+        Check { value: Some(measured), ..Check::new(label, document, format!("{:.*}{}", decimals, measured, suffix)) }
+    }
+
+    /// The figure depends on these of `params` (by name): each row then
+    /// names its conditions when this run's differ from the document's.
+    pub fn under(mut self, params: &Params, names: &[&str]) -> Self {
+        self.params = params.only(names);
+        self
+    }
+
+    /// What a formula expects for this run: `expected ± tolerance`, in the
+    /// figure's unit (a share for [`Check::percent`]).
+    pub fn theory(mut self, formula: impl Into<String>, expected: f64, tolerance: f64) -> Self {
+        let share = self.measured.ends_with('%');
+        self.theory = Some(Theory { formula: formula.into(), expected, tolerance, share });
+        self
+    }
+
+    /// The document's figure is wrong; `why` says how in one line.
+    pub fn corrected(mut self, why: impl Into<String>) -> Self {
+        self.corrected = Some(why.into());
+        self
     }
 
     /// True when the two print the same.
@@ -62,9 +147,68 @@ impl Check {
         self.document == self.measured
     }
 
-    /// `"document 89,813 · measured 89,813 ✓"`.
+    /// How the row ends.
+    pub fn verdict(&self) -> Verdict {
+        if !self.params.differing().is_empty() {
+            Verdict::OtherParameters
+        } else if self.matches() {
+            Verdict::Match
+        } else if self.corrected.is_some() {
+            Verdict::Corrected
+        } else {
+            Verdict::Differs
+        }
+    }
+
+    /// Whether this run is within the theory's tolerance, if there is one.
+    pub fn within_theory(&self) -> Option<bool> {
+        let t = self.theory.as_ref()?;
+        Some((self.value? - t.expected).abs() <= t.tolerance)
+    }
+
+    /// The verdict's mark: ✓, ≠, "corrected", or ≠ naming the parameters
+    /// that differ.
+    pub fn mark(&self) -> String {
+        match self.verdict() {
+            Verdict::Match => "✓".into(),
+            Verdict::Differs => "≠".into(),
+            Verdict::Corrected => "corrected".into(),
+            Verdict::OtherParameters => {
+                let d = self.params.differing();
+                format!("≠ ({} {})", d.join(", "), if d.len() == 1 { "differs" } else { "differ" })
+            }
+        }
+    }
+
+    /// The theory for this run, printed: `"1/4 = 25.0% ± 1.4%, this run is within"`.
+    pub fn theory_text(&self) -> Option<String> {
+        let t = self.theory.as_ref()?;
+        let f = |x: f64| if t.share { format!("{:.1}%", 100.0 * x) } else { crate::present::fixed(x, 1) };
+        let place = match self.within_theory() {
+            Some(true) => ", this run is within",
+            Some(false) => ", this run is outside",
+            None => "",
+        };
+        Some(format!("{} = {} ± {}{place}", t.formula, f(t.expected), f(t.tolerance)))
+    }
+
+    /// One line: `"document 89,813 · measured 89,813 ✓"`, or with its
+    /// conditions when this run's parameters differ from the document's.
     pub fn line(&self) -> String {
-        format!("document {} · measured {} {}", self.document, self.measured, if self.matches() { "✓" } else { "≠" })
+        match self.verdict() {
+            Verdict::OtherParameters => {
+                let theory = self.theory_text().map_or(String::new(), |t| format!(" · theory for this run: {t}"));
+                format!(
+                    "document ({}): {} · this run ({}): {}{theory} {}",
+                    self.params.document_conditions(),
+                    self.document,
+                    self.params.run_conditions(),
+                    self.measured,
+                    self.mark()
+                )
+            }
+            _ => format!("document {} · measured {} {}", self.document, self.measured, self.mark()),
+        }
     }
 }
 
@@ -82,7 +226,7 @@ impl Check {
 }
 
 /// A list of checks shown as one table.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Checks {
     title: String,
@@ -132,17 +276,58 @@ impl Checks {
         self.checks.iter().all(Check::matches)
     }
 
-    /// One row per figure.
+    /// True when no row shows ≠ under the document's own parameters: every
+    /// row matches or records a document error as corrected. The notebook
+    /// gate asks this of the committed notebooks.
+    pub fn sound(&self) -> bool {
+        self.checks.iter().all(|c| c.verdict() != Verdict::Differs)
+    }
+
+    /// One row per figure; rows whose parameters differ from the
+    /// document's carry their conditions and the theory for this run.
     pub fn table(&self) -> Table {
         let reference = self.reference.as_deref().unwrap_or("document");
-        let mut t = Table::new(self.title.clone(), ["figure", reference, "measured", ""]);
+        let other = self.checks.iter().any(|c| c.verdict() == Verdict::OtherParameters);
+        let mut t = if other {
+            Table::new(self.title.clone(), ["figure", reference, "this run", "theory for this run", ""])
+        } else {
+            Table::new(self.title.clone(), ["figure", reference, "measured", ""])
+        };
         for c in &self.checks {
-            t.row([c.label.as_str(), &c.document, &c.measured, if c.matches() { "✓" } else { "≠" }]);
+            let mark = c.mark();
+            if other {
+                let (doc, run) = if c.verdict() == Verdict::OtherParameters {
+                    (
+                        format!("{} ({})", c.document, c.params.document_conditions()),
+                        format!("{} ({})", c.measured, c.params.run_conditions()),
+                    )
+                } else {
+                    (c.document.clone(), c.measured.clone())
+                };
+                let theory = c.theory_text().unwrap_or_else(|| "—".into());
+                t.row([c.label.as_str(), &doc, &run, &theory, &mark]);
+            } else {
+                t.row([c.label.as_str(), &c.document, &c.measured, &mark]);
+            }
         }
-        if !self.all_match() {
-            t.note(self.note.clone().unwrap_or_else(|| {
-                "≠: this run differs from the document — expected when you changed a value in the parameters cell; the document's figures are for its own parameters".to_string()
+        let mut notes: Vec<String> = self
+            .checks
+            .iter()
+            .filter_map(|c| c.corrected.as_ref().map(|w| format!("corrected — {}: {w}", c.label)))
+            .collect();
+        if self.checks.iter().any(|c| c.verdict() == Verdict::Differs) {
+            notes.push(self.note.clone().unwrap_or_else(|| {
+                "≠ under the document's own parameters: this run and the document disagree".to_string()
             }));
+        }
+        if other {
+            notes.push(
+                "≠ (… differs): this run's parameters are not the document's, so its figures need not agree; the theory column says where this run should land"
+                    .to_string(),
+            );
+        }
+        if !notes.is_empty() {
+            t.note(notes.join(" · "));
         }
         t
     }

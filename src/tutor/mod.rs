@@ -4,6 +4,10 @@
 //! The tutor uses every floor below it; nothing uses the tutor.
 
 pub mod check;
+pub mod guess;
+pub mod params;
 pub mod reproduce;
 
-pub use check::{Check, Checks};
+pub use check::{Check, Checks, Theory, Verdict};
+pub use guess::{Guess, Quiz};
+pub use params::{Param, Params};
