@@ -45,8 +45,12 @@ pub struct Arrangement {
 }
 
 /// A ring change repeated over salted arrangements.
+///
+/// With the `serde` feature it serializes as `vnodes`, `old_nodes`,
+/// `new_nodes`, the summary (`min_share`, `max_share`, `mean_share`,
+/// `std_dev_share`, `ideal_share`, `smallest_node`, `largest_node`) and
+/// `rows`, one [`Arrangement`] each.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ArrangementSweep {
     pub(crate) vnodes: usize,
     pub(crate) old_nodes: Vec<String>,
@@ -320,3 +324,23 @@ impl ModuloSweep {
 
 }
 
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for ArrangementSweep {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut m = s.serialize_struct("ArrangementSweep", 11)?;
+        m.serialize_field("vnodes", &self.vnodes)?;
+        m.serialize_field("old_nodes", &self.old_nodes)?;
+        m.serialize_field("new_nodes", &self.new_nodes)?;
+        m.serialize_field("min_share", &self.min_share())?;
+        m.serialize_field("max_share", &self.max_share())?;
+        m.serialize_field("mean_share", &self.mean_share())?;
+        m.serialize_field("std_dev_share", &self.std_dev_share())?;
+        m.serialize_field("ideal_share", &self.ideal_share())?;
+        m.serialize_field("smallest_node", &self.smallest_node())?;
+        m.serialize_field("largest_node", &self.largest_node())?;
+        m.serialize_field("rows", &self.rows)?;
+        m.end()
+    }
+}

@@ -1,0 +1,61 @@
+//! What a subcommand hands back: text or JSON and an exit code, or an
+//! error to print as `error: <message>` with exit code 2.
+
+use serde::Serialize;
+
+/// What a command produced: its text and its exit code.
+pub struct Output {
+    pub text: String,
+    pub code: u8,
+}
+
+impl Output {
+    /// Exit code 0.
+    pub fn ok(text: String) -> Self {
+        Output { text, code: 0 }
+    }
+
+    /// `value` as pretty JSON (with `json`) or `text()` (without).
+    pub fn either<T: Serialize>(json: bool, value: &T, text: impl FnOnce() -> String) -> Run {
+        Ok(Output::ok(if json { to_json(value)? } else { text() }))
+    }
+}
+
+/// An error to print as `error: <message>` with exit code 2.
+#[derive(Debug)]
+pub struct Failure(pub String);
+
+impl From<reshard::Error> for Failure {
+    fn from(e: reshard::Error) -> Self {
+        Failure(e.to_string())
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
+        Failure(format!("cannot read or write: {e}"))
+    }
+}
+
+/// What every subcommand returns.
+pub type Run = Result<Output, Failure>;
+
+/// Name the flag a library error came from, for the errors where it is not
+/// obvious (node lists, weights): `"<message> (in --to)"`.
+pub fn from_flag(flag: &'static str) -> impl Fn(reshard::Error) -> Failure {
+    use reshard::Error as E;
+    move |e| match e {
+        E::NoNodes
+        | E::DuplicateNode(_)
+        | E::MoreNodesThanShards { .. }
+        | E::BadWeight { .. }
+        | E::LengthMismatch { .. }
+        | E::TooLarge { .. } => Failure(format!("{e} (in {flag})")),
+        other => Failure::from(other),
+    }
+}
+
+/// Pretty JSON.
+pub fn to_json<T: Serialize + ?Sized>(value: &T) -> Result<String, Failure> {
+    serde_json::to_string_pretty(value).map_err(|e| Failure(format!("cannot write JSON: {e}")))
+}
