@@ -163,7 +163,10 @@ fn ring_defaults_are_document_000() {
     // Document 000's loads on A,B,C,D with one point each.
     let v = json(&reshard(&["ring", "--vnodes", "1", "--json"]));
     assert_eq!(v["load_after"]["counts"], serde_json::json!([31_186, 10_531, 30_259, 28_024]));
-    assert_eq!((v["keys"]["count"].as_u64(), v["width"].as_u64()), (Some(100_000), Some(32)));
+    assert_eq!(
+        (v["keys"].as_u64(), v["prefix"].as_str(), v["width"].as_u64()),
+        (Some(100_000), Some("user:"), Some(32))
+    );
 }
 
 #[test]

@@ -66,18 +66,31 @@ pub fn salt(s: usize) -> String {
 /// Refuse, before any work, a sweep over the crate's limits or with bad
 /// parameters.
 fn check_sweep(keys: &HashedKeys, old: &[String], new: &[String], vnodes: usize, count: usize) -> Result<()> {
+    ArrangementSweep::check_cost(keys.len(), old.len(), new.len(), vnodes, count)
+}
+
+impl ArrangementSweep {
+    /// Refuse, before any key is hashed, a sweep of `keys` keys from `old`
+    /// to `new` nodes that [`run`](ArrangementSweep::run) would refuse
+    /// (0 arrangements, or over the crate's limits).
+    pub fn check_cost(keys: usize, old: usize, new: usize, vnodes: usize, count: usize) -> Result<()> {
+        check_cost(keys, old, new, vnodes, count)
+    }
+}
+
+fn check_cost(keys: usize, old: usize, new: usize, vnodes: usize, count: usize) -> Result<()> {
     if count == 0 {
         return Err(Error::Invalid("no arrangements: use a count of at least 1 (document 000 uses 30)".into()));
     }
     limits::check_hint(
         "key placements (keys × arrangements × 2 rings)",
-        limits::product(keys.len(), count).saturating_mul(2),
+        limits::product(keys, count).saturating_mul(2),
         limits::MAX_PLACEMENTS,
         "use fewer keys or fewer arrangements",
     )?;
     limits::check_hint(
         "ring points hashed (nodes before and after × vnodes × arrangements)",
-        limits::product(old.len() + new.len(), vnodes).saturating_mul(count as u128),
+        limits::product(old + new, vnodes).saturating_mul(count as u128),
         limits::MAX_HASHES,
         "use fewer arrangements, nodes or points per node",
     )
@@ -293,12 +306,7 @@ impl ModuloSweep {
                 return Err(Error::NoNodes);
             }
         }
-        limits::check_hint(
-            "key placements (keys × node-count pairs)",
-            limits::product(keys.len(), pairs.len()),
-            limits::MAX_PLACEMENTS,
-            "use fewer keys or fewer pairs",
-        )?;
+        ModuloSweep::check_cost(keys.len(), pairs.len())?;
         let rows = pairs
             .iter()
             .map(|&(old, new)| {
@@ -315,6 +323,18 @@ impl ModuloSweep {
             })
             .collect::<Result<Vec<_>>>()?;
         Ok(ModuloSweep { rows })
+    }
+
+    /// Refuse, before any key is hashed, a sweep of `keys` keys over
+    /// `pairs` node-count pairs that [`run`](ModuloSweep::run) would refuse
+    /// as over the crate's limits.
+    pub fn check_cost(keys: usize, pairs: usize) -> Result<()> {
+        limits::check_hint(
+            "key placements (keys × node-count pairs)",
+            limits::product(keys, pairs),
+            limits::MAX_PLACEMENTS,
+            "use fewer keys or fewer pairs",
+        )
     }
 
     /// The rows, in the order given.

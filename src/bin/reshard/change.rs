@@ -14,9 +14,13 @@ use std::fmt::Write as _;
 pub struct Change<X: Serialize> {
     /// `"modulo"`, `"ring"`, `"rendezvous"` or `"shards"`.
     pub scheme: &'static str,
-    /// `{"prefix": …, "count": …}`.
-    pub keys: KeySet,
-    /// 32 or 128.
+    /// The key set, shown in the text header.
+    #[serde(skip)]
+    pub key_set: KeySet,
+    /// How many keys, their prefix and their width (32 or 128), as the
+    /// library's `Comparison` serializes them.
+    pub keys: u64,
+    pub prefix: String,
     pub width: HashWidth,
     pub before: Vec<String>,
     pub after: Vec<String>,
@@ -46,7 +50,9 @@ impl<X: Serialize> Change<X> {
         let load_after = load_on(after.nodes(), movement.load_after())?;
         Ok(Change {
             scheme,
-            keys: keys.keys().clone(),
+            key_set: keys.keys().clone(),
+            keys: keys.len() as u64,
+            prefix: keys.keys().prefix().to_string(),
             width: keys.width(),
             before: before.nodes().to_vec(),
             after: after.nodes().to_vec(),
@@ -60,7 +66,7 @@ impl<X: Serialize> Change<X> {
     /// `"ring · 100,000 keys (user:0 … user:99999) · md5 mod 2^32 · {detail}"`
     /// and the two node lists.
     pub fn header(&self, name: &str, detail: &str) -> String {
-        let mut s = format!("{name} · {} · {}", self.keys, self.width);
+        let mut s = format!("{name} · {} · {}", self.key_set, self.width);
         if !detail.is_empty() {
             let _ = write!(s, " · {detail}");
         }

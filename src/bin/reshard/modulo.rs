@@ -55,6 +55,10 @@ struct Rule {
 pub fn run(a: &Args, json: bool) -> Run {
     let before = Modulo::named(a.from.names(&a.name_prefix)).map_err(from_flag("--from"))?;
     let after = Modulo::named(a.to.names(&a.name_prefix)).map_err(from_flag("--to"))?;
+    if let Some(Counts(counts)) = &a.sweep {
+        // Refused before the keys are hashed (10,000,000 keys take seconds).
+        ModuloSweep::check_cost(a.work.keys, counts.len()).map_err(from_flag("--sweep"))?;
+    }
     let keys = a.work.hashed()?;
     let sweep = match &a.sweep {
         Some(Counts(counts)) => {

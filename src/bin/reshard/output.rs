@@ -2,6 +2,7 @@
 //! error to print as `error: <message>` with exit code 2.
 
 use serde::Serialize;
+use std::io::Write as _;
 
 /// What a command produced: its text and its exit code.
 pub struct Output {
@@ -15,9 +16,23 @@ impl Output {
         Output { text, code: 0 }
     }
 
-    /// `value` as pretty JSON (with `json`) or `text()` (without).
+    /// `value` as pretty JSON (with `json`) or `text()` (without). The
+    /// JSON is written straight to standard output, never held whole in
+    /// memory (a 4096-node movement matrix is hundreds of megabytes of it).
     pub fn either<T: Serialize>(json: bool, value: &T, text: impl FnOnce() -> String) -> Run {
-        Ok(Output::ok(if json { to_json(value)? } else { text() }))
+        if !json {
+            return Ok(Output::ok(text()));
+        }
+        let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+        let written = serde_json::to_writer_pretty(&mut out, value)
+            .map_err(std::io::Error::from)
+            .and_then(|()| out.write_all(b"\n"))
+            .and_then(|()| out.flush());
+        match written {
+            // `reshard … | head` closes the pipe early: not an error.
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Failure(format!("cannot write JSON: {e}"))),
+            _ => Ok(Output::ok(String::new())),
+        }
     }
 }
 

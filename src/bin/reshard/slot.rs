@@ -162,11 +162,24 @@ fn run_stdin(json: bool, decode: impl Fn(&[u8]) -> Result<Vec<u8>, String>) -> R
         eprintln!("reading keys from standard input, one per line (end with Ctrl-D)");
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    match stream(input.lock(), &mut out, json, decode).and_then(|()| out.flush().map_err(Failure::from)) {
-        // `reshard slot < keys | head` closes the pipe early: not an error.
-        Err(Failure(e)) if e.contains("Broken pipe") => Ok(Output::ok(String::new())),
-        Err(e) => Err(e),
+    match stream(input.lock(), &mut out, json, decode).and_then(|()| out.flush().map_err(Stop::Io)) {
         Ok(()) => Ok(Output::ok(String::new())),
+        // `reshard slot < keys | head` closes the pipe early: not an error.
+        Err(Stop::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Output::ok(String::new())),
+        Err(Stop::Io(e)) => Err(e.into()),
+        Err(Stop::Bad(e)) => Err(Failure(e)),
+    }
+}
+
+/// Why reading standard input stopped early.
+enum Stop {
+    Io(std::io::Error),
+    Bad(String),
+}
+
+impl From<std::io::Error> for Stop {
+    fn from(e: std::io::Error) -> Self {
+        Stop::Io(e)
     }
 }
 
@@ -177,7 +190,7 @@ fn stream(
     out: &mut impl Write,
     json: bool,
     decode: impl Fn(&[u8]) -> Result<Vec<u8>, String>,
-) -> Result<(), Failure> {
+) -> Result<(), Stop> {
     let mut first = true;
     if json {
         out.write_all(b"[")?;
@@ -187,10 +200,10 @@ fn stream(
         if line.last() == Some(&b'\r') {
             line.pop();
         }
-        let key = decode(&line).map_err(|e| Failure(format!("line {}: {e}", n + 1)))?;
+        let key = decode(&line).map_err(|e| Stop::Bad(format!("line {}: {e}", n + 1)))?;
         let row = Row::new(&key);
         if json {
-            let row = serde_json::to_string(&row).map_err(|e| Failure(format!("cannot write JSON: {e}")))?;
+            let row = serde_json::to_string(&row).map_err(|e| Stop::Bad(format!("cannot write JSON: {e}")))?;
             write!(out, "{}\n  {row}", if first { "" } else { "," })?;
         } else {
             writeln!(out, "{}\t{}\t{}", row.key, row.slot, row.hashed_text())?;
