@@ -26,7 +26,9 @@ pub fn md5_u128(bytes: &[u8]) -> u128 {
 
 /// How many bits of the md5 integer a document keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+/// With the `serde` feature it serializes as its bit count, `32` or `128`.
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(into = "u32", try_from = "u32"))]
 pub enum HashWidth {
     /// md5 mod 2^32, as in "I Added a Fourth Shard in Python…" (`000`).
     Bits32,
@@ -49,6 +51,14 @@ impl HashWidth {
     #[inline]
     pub fn hash(self, bytes: &[u8]) -> u128 {
         self.reduce(md5_u128(bytes))
+    }
+
+    /// How many bits are kept: 32 or 128.
+    pub fn bits(self) -> u32 {
+        match self {
+            HashWidth::Bits32 => 32,
+            HashWidth::Bits128 => 128,
+        }
     }
 
     /// The size of the hash space, as a float (2^32 or 2^128).
@@ -85,5 +95,18 @@ impl FromStr for HashWidth {
             "128" | "bits128" | "Bits128" => Ok(HashWidth::Bits128),
             other => Err(crate::Error::Invalid(format!("hash width {other:?} is not known: use 32 or 128"))),
         }
+    }
+}
+
+impl From<HashWidth> for u32 {
+    fn from(w: HashWidth) -> u32 {
+        w.bits()
+    }
+}
+
+impl TryFrom<u32> for HashWidth {
+    type Error = crate::Error;
+    fn try_from(bits: u32) -> crate::Result<Self> {
+        bits.to_string().parse()
     }
 }

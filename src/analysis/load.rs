@@ -15,8 +15,11 @@ use crate::schemes::Placement;
 use crate::{Error, Result};
 
 /// Keys per node, with the summary numbers that say how even it is.
+///
+/// With the `serde` feature it serializes as `nodes`, `counts` and the
+/// summary: `total`, `min`, `max`, `mean`, `max_over_mean`, `std_dev`,
+/// `relative_std_dev`.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct LoadReport {
     pub(crate) nodes: Vec<String>,
     pub(crate) counts: Vec<u64>,
@@ -96,5 +99,23 @@ impl LoadReport {
         } else {
             self.std_dev() / self.mean()
         }
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for LoadReport {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut m = s.serialize_struct("LoadReport", 9)?;
+        m.serialize_field("nodes", &self.nodes)?;
+        m.serialize_field("counts", &self.counts)?;
+        m.serialize_field("total", &self.total())?;
+        m.serialize_field("min", &self.min())?;
+        m.serialize_field("max", &self.max())?;
+        m.serialize_field("mean", &self.mean())?;
+        m.serialize_field("max_over_mean", &self.max_over_mean())?;
+        m.serialize_field("std_dev", &self.std_dev())?;
+        m.serialize_field("relative_std_dev", &self.relative_std_dev())?;
+        m.end()
     }
 }

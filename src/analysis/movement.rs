@@ -26,8 +26,12 @@ use crate::{Error, Result};
 use rayon::prelude::*;
 
 /// The result of comparing two placements over one key set.
+///
+/// With the `serde` feature it serializes as `keys`, `moved`, `share`,
+/// `to_added`, `between_kept`, `from_removed`, `added_nodes`,
+/// `removed_nodes`, `nodes` and `matrix` (`matrix[i][j]`: keys on
+/// `nodes[i]` before and on `nodes[j]` after).
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Movement {
     pub(crate) keys: u64,
     pub(crate) moved: u64,
@@ -205,5 +209,24 @@ impl Movement {
     /// Keys per node after (over `nodes()`; 0 for removed nodes).
     pub fn load_after(&self) -> Vec<u64> {
         (0..self.nodes.len()).map(|j| self.matrix.iter().map(|r| r[j]).sum()).collect()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Movement {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut m = s.serialize_struct("Movement", 10)?;
+        m.serialize_field("keys", &self.keys)?;
+        m.serialize_field("moved", &self.moved)?;
+        m.serialize_field("share", &self.share())?;
+        m.serialize_field("to_added", &self.to_added)?;
+        m.serialize_field("between_kept", &self.between_kept)?;
+        m.serialize_field("from_removed", &self.from_removed)?;
+        m.serialize_field("added_nodes", &self.added_nodes())?;
+        m.serialize_field("removed_nodes", &self.removed_nodes())?;
+        m.serialize_field("nodes", &self.nodes)?;
+        m.serialize_field("matrix", &self.matrix)?;
+        m.end()
     }
 }

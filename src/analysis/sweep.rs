@@ -45,8 +45,12 @@ pub struct Arrangement {
 }
 
 /// A ring change repeated over salted arrangements.
+///
+/// With the `serde` feature it serializes as `vnodes`, `old_nodes`,
+/// `new_nodes`, the summary (`min_share`, `max_share`, `mean_share`,
+/// `std_dev_share`, `ideal_share`, `smallest_node`, `largest_node`) and
+/// `rows`, one [`Arrangement`] each.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ArrangementSweep {
     pub(crate) vnodes: usize,
     pub(crate) old_nodes: Vec<String>,
@@ -62,26 +66,31 @@ pub fn salt(s: usize) -> String {
 /// Refuse, before any work, a sweep over the crate's limits or with bad
 /// parameters.
 fn check_sweep(keys: &HashedKeys, old: &[String], new: &[String], vnodes: usize, count: usize) -> Result<()> {
-    if count == 0 {
-        return Err(Error::Invalid("no arrangements: use a count of at least 1 (document 000 uses 30)".into()));
-    }
-    limits::check_hint(
-        "key placements (keys × arrangements × 2 rings)",
-        limits::product(keys.len(), count).saturating_mul(2),
-        limits::MAX_PLACEMENTS,
-        "use fewer keys or fewer arrangements",
-    )?;
-    limits::check_hint(
-        "ring points hashed (nodes × vnodes × arrangements)",
-        limits::product(distinct(old, new), vnodes).saturating_mul(count as u128),
-        limits::MAX_HASHES,
-        "use fewer arrangements, nodes or points per node",
-    )
+    ArrangementSweep::check_cost(keys.len(), old.len(), new.len(), vnodes, count)
 }
 
-/// How many distinct names `old` and `new` have together.
-fn distinct(old: &[String], new: &[String]) -> usize {
-    old.iter().chain(new).collect::<std::collections::HashSet<_>>().len()
+impl ArrangementSweep {
+    /// Refuse, before any key is hashed, a sweep of `keys` keys from `old`
+    /// to `new` nodes that [`run`](ArrangementSweep::run) would refuse
+    /// (0 arrangements, or over the crate's limits; the nodes are counted
+    /// as if none were shared).
+    pub fn check_cost(keys: usize, old: usize, new: usize, vnodes: usize, count: usize) -> Result<()> {
+        if count == 0 {
+            return Err(Error::Invalid("no arrangements: use a count of at least 1 (document 000 uses 30)".into()));
+        }
+        limits::check_hint(
+            "key placements (keys × arrangements × 2 rings)",
+            limits::product(keys, count).saturating_mul(2),
+            limits::MAX_PLACEMENTS,
+            "use fewer keys or fewer arrangements",
+        )?;
+        limits::check_hint(
+            "ring points hashed (nodes before and after × vnodes × arrangements)",
+            limits::product(old + new, vnodes).saturating_mul(count as u128),
+            limits::MAX_HASHES,
+            "use fewer arrangements, nodes or points per node",
+        )
+    }
 }
 
 /// Keys (ascending hashes) against two rings at once: how many change
@@ -323,12 +332,7 @@ impl ModuloSweep {
                 return Err(Error::NoNodes);
             }
         }
-        limits::check_hint(
-            "key placements (keys × node-count pairs)",
-            limits::product(keys.len(), pairs.len()),
-            limits::MAX_PLACEMENTS,
-            "use fewer keys or fewer pairs",
-        )?;
+        ModuloSweep::check_cost(keys.len(), pairs.len())?;
         let rows = pairs
             .iter()
             .map(|&(old, new)| {
@@ -347,8 +351,40 @@ impl ModuloSweep {
         Ok(ModuloSweep { rows })
     }
 
+    /// Refuse, before any key is hashed, a sweep of `keys` keys over
+    /// `pairs` node-count pairs that [`run`](ModuloSweep::run) would refuse
+    /// as over the crate's limits.
+    pub fn check_cost(keys: usize, pairs: usize) -> Result<()> {
+        limits::check_hint(
+            "key placements (keys × node-count pairs)",
+            limits::product(keys, pairs),
+            limits::MAX_PLACEMENTS,
+            "use fewer keys or fewer pairs",
+        )
+    }
+
     /// The rows, in the order given.
     pub fn rows(&self) -> &[ModuloRow] {
         &self.rows
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for ArrangementSweep {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut m = s.serialize_struct("ArrangementSweep", 11)?;
+        m.serialize_field("vnodes", &self.vnodes)?;
+        m.serialize_field("old_nodes", &self.old_nodes)?;
+        m.serialize_field("new_nodes", &self.new_nodes)?;
+        m.serialize_field("min_share", &self.min_share())?;
+        m.serialize_field("max_share", &self.max_share())?;
+        m.serialize_field("mean_share", &self.mean_share())?;
+        m.serialize_field("std_dev_share", &self.std_dev_share())?;
+        m.serialize_field("ideal_share", &self.ideal_share())?;
+        m.serialize_field("smallest_node", &self.smallest_node())?;
+        m.serialize_field("largest_node", &self.largest_node())?;
+        m.serialize_field("rows", &self.rows)?;
+        m.end()
     }
 }

@@ -37,8 +37,10 @@ use crate::tutor::params::Params;
 
 /// One figure: what the document printed and what this run measured,
 /// both as text in the document's format, and under which conditions.
+///
+/// With the `serde` feature it serializes as `label`, `document`,
+/// `measured`, `matches` and `verdict`.
 #[derive(Debug, Clone, PartialEq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Check {
     /// What the figure is.
     pub label: String,
@@ -226,8 +228,10 @@ impl Check {
 }
 
 /// A list of checks shown as one table.
+///
+/// With the `serde` feature it serializes as `title`, `all_match` and
+/// `checks` (and `reference`, the reference column's name, when set).
 #[derive(Debug, Clone, PartialEq, Default)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Checks {
     title: String,
     checks: Vec<Check>,
@@ -334,3 +338,32 @@ impl Checks {
 }
 
 shows_as_table!(Checks);
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Check {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut m = s.serialize_struct("Check", 5)?;
+        m.serialize_field("label", &self.label)?;
+        m.serialize_field("document", &self.document)?;
+        m.serialize_field("measured", &self.measured)?;
+        m.serialize_field("matches", &self.matches())?;
+        m.serialize_field("verdict", &self.mark())?;
+        m.end()
+    }
+}
+
+#[cfg(feature = "serde")]
+impl serde::Serialize for Checks {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut m = s.serialize_struct("Checks", 4)?;
+        m.serialize_field("title", &self.title)?;
+        m.serialize_field("all_match", &self.all_match())?;
+        if let Some(r) = &self.reference {
+            m.serialize_field("reference", r)?;
+        }
+        m.serialize_field("checks", &self.checks)?;
+        m.end()
+    }
+}

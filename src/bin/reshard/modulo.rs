@@ -1,0 +1,94 @@
+//! `reshard modulo`: `hash % N` (defaults: document 004).
+
+use crate::change::Change;
+use crate::output::{from_flag, Output, Run};
+use crate::workload::{self, defaults, Counts, Nodes, Workload};
+use clap::Args as ClapArgs;
+use reshard::present::{pct, thousands};
+use reshard::schemes::modulo::lcm;
+use reshard::{modulo_rule, Modulo, ModuloSweep};
+use serde::Serialize;
+use std::fmt::Write as _;
+
+#[derive(ClapArgs, Debug)]
+#[command(
+    mut_arg("keys", defaults::keys("1000000")),
+    mut_arg("prefix", defaults::prefix("key")),
+    mut_arg("width", defaults::width("128"))
+)]
+pub struct Args {
+    #[command(flatten)]
+    work: Workload,
+    /// Nodes before (document 004: 10)
+    #[arg(long, value_name = "NODES", default_value = "10", value_parser = workload::nodes, allow_hyphen_values = true)]
+    from: Nodes,
+    /// Nodes after (document 004: 11)
+    #[arg(long, value_name = "NODES", default_value = "11", value_parser = workload::nodes, allow_hyphen_values = true)]
+    to: Nodes,
+    /// Prefix for nodes given as a count (default: none, nodes 0 … N-1)
+    #[arg(long, default_value = "")]
+    name_prefix: String,
+    /// Also print the 1 − min/lcm rule's prediction beside the measured share
+    #[arg(long)]
+    rule: bool,
+    /// Also measure --from → N for each node count N of RANGE: A..B (both ends included) or A,B,C
+    #[arg(long, value_name = "RANGE", value_parser = workload::counts, allow_hyphen_values = true)]
+    sweep: Option<Counts>,
+}
+
+#[derive(Serialize)]
+struct Params {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rule: Option<Rule>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sweep: Option<ModuloSweep>,
+}
+
+/// The min/lcm rule for this change, from the library's `lcm` and `modulo_rule`.
+#[derive(Serialize)]
+struct Rule {
+    min: usize,
+    lcm: u128,
+    predicted: f64,
+}
+
+pub fn run(a: &Args, json: bool) -> Run {
+    let before = Modulo::named(a.from.names(&a.name_prefix)).map_err(from_flag("--from"))?;
+    let after = Modulo::named(a.to.names(&a.name_prefix)).map_err(from_flag("--to"))?;
+    if let Some(Counts(counts)) = &a.sweep {
+        // Refused before the keys are hashed (10,000,000 keys take seconds).
+        ModuloSweep::check_cost(a.work.keys, counts.len()).map_err(from_flag("--sweep"))?;
+    }
+    let keys = a.work.hashed()?;
+    let sweep = match &a.sweep {
+        Some(Counts(counts)) => {
+            let pairs: Vec<(usize, usize)> = counts.iter().map(|&n| (before.len(), n)).collect();
+            Some(ModuloSweep::run(&keys, &pairs).map_err(from_flag("--sweep"))?)
+        }
+        None => None,
+    };
+    let (old, new) = (before.len(), after.len());
+    let rule = a.rule.then(|| Rule {
+        min: old.min(new),
+        lcm: lcm(old as u128, new as u128),
+        predicted: modulo_rule(old, new),
+    });
+    let change = Change::measure("modulo", &keys, &before, &after, Params { rule, sweep })?;
+    Output::either(json, &change, || {
+        let mut text = change.text("hash % N", "");
+        if let Some(r) = &change.params.rule {
+            let _ = write!(
+                text,
+                "\n\nthe min/lcm rule: 1 − min({old}, {new}) / lcm({old}, {new}) = 1 − {} / {} = {} · measured {}",
+                r.min,
+                thousands(r.lcm as u64),
+                pct(r.predicted, 2),
+                pct(change.movement.share(), 2)
+            );
+        }
+        if let Some(s) = &change.params.sweep {
+            let _ = write!(text, "\n\n{s}");
+        }
+        text
+    })
+}
