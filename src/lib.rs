@@ -51,6 +51,7 @@ pub use analysis::{
 pub use error::{Error, Result};
 pub use hash::{md5_u128, HashWidth};
 pub use keys::{HashedKeys, KeySet};
+pub use present::charts::plotters;
 pub use schemes::jump::{guava_consistent_hash, jump_hash};
 pub use schemes::ketama::ketama_hash;
 pub use schemes::modulo::modulo_rule;
@@ -75,7 +76,7 @@ pub mod prelude {
         letters, numbered, prefixed, Bounded, FixedShards, Jump, Ketama, Key, Locate, Maglev, Modulo, Placement,
         PyRandom, Rendezvous, Ring, Slots, UnstableShards,
     };
-    pub use crate::tutor::{Check, Checks};
+    pub use crate::tutor::{Check, Checks, Guess, Params, Quiz};
     pub use crate::{
         crc16, guava_consistent_hash, jump_hash, ketama_hash, key_slot, md5_u128, modulo_rule, Error, HashWidth,
         HashedKeys, KeySet,
