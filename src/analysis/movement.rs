@@ -101,6 +101,9 @@ impl Movement {
         let flat = a
             .par_chunks(CHUNK)
             .zip(b.par_chunks(CHUNK))
+            // one u×u accumulator per thread, not per split: at 4,096 nodes
+            // each is 134 MB
+            .with_min_len(a.len().div_ceil(CHUNK).div_ceil(rayon::current_num_threads()).max(1))
             .fold(
                 || vec![0u64; u * u],
                 |mut m, (ca, cb)| {
