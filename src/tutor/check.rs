@@ -200,11 +200,12 @@ impl Check {
         match self.verdict() {
             Verdict::OtherParameters => {
                 let theory = self.theory_text().map_or(String::new(), |t| format!(" · theory for this run: {t}"));
+                let differ = self.params.differing_only();
                 format!(
                     "document ({}): {} · this run ({}): {}{theory} {}",
-                    self.params.document_conditions(),
+                    differ.document_conditions(),
                     self.document,
-                    self.params.run_conditions(),
+                    differ.run_conditions(),
                     self.measured,
                     self.mark()
                 )
@@ -301,9 +302,10 @@ impl Checks {
             let mark = c.mark();
             if other {
                 let (doc, run) = if c.verdict() == Verdict::OtherParameters {
+                    let differ = c.params.differing_only();
                     (
-                        format!("{} ({})", c.document, c.params.document_conditions()),
-                        format!("{} ({})", c.measured, c.params.run_conditions()),
+                        format!("{} ({})", c.document, differ.document_conditions()),
+                        format!("{} ({})", c.measured, differ.run_conditions()),
                     )
                 } else {
                     (c.document.clone(), c.measured.clone())

@@ -132,6 +132,11 @@ impl Params {
         self.params.iter().filter(|p| p.document != p.run).map(|p| p.name.as_str()).collect()
     }
 
+    /// Only the parameters whose run value differs from the document's.
+    pub fn differing_only(&self) -> Params {
+        Params { params: self.params.iter().filter(|p| p.document != p.run).cloned().collect() }
+    }
+
     /// `"points per node 150, keys 100,000"`: the document's conditions.
     pub fn document_conditions(&self) -> String {
         self.params.iter().map(|p| format!("{} {}", p.name, p.document)).collect::<Vec<_>>().join(", ")
