@@ -64,6 +64,31 @@ pub use tutor::{Check, Checks};
 
 /// What a notebook needs, in one glob import that shadows nothing of
 /// `std` (no `Result`): `use reshard::prelude::*;`.
+///
+/// ```
+/// use reshard::prelude::*;
+/// // a reader's own Result in the same cell still means std's
+/// fn parse(s: &str) -> Result<u32, String> {
+///     s.parse().map_err(|_| format!("{s:?} is not a number"))
+/// }
+/// assert_eq!(parse("7"), Ok(7));
+/// // and the crate's errors convert as any std error does
+/// fn build() -> Result<Ring, Box<dyn std::error::Error>> {
+///     Ok(Ring::new(3)?.with_vnodes(150)?)
+/// }
+/// assert!(build().is_ok());
+/// ```
+///
+/// The crate root's `Result` has `Error` as a default, so `use reshard::*;`
+/// leaves `Result<T, String>` working too:
+///
+/// ```
+/// use reshard::*;
+/// fn parse(s: &str) -> Result<u32, String> {
+///     s.parse().map_err(|_| format!("{s:?} is not a number"))
+/// }
+/// assert!(parse("x").is_err());
+/// ```
 pub mod prelude {
     pub use crate::analysis::{
         middle_removal, resized, ring_spread, ArrangementSweep, CompareSettings, Comparison, LoadReport, LoadSpread,
