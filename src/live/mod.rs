@@ -8,4 +8,4 @@
 
 pub mod redis;
 
-pub use redis::{Agreement, RedisCluster, Reply, Snapshot};
+pub use redis::{redis_version, Agreement, CliRun, Loaded, RedisCluster, Reply, Snapshot};

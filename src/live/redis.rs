@@ -28,7 +28,8 @@
 //! returns [`Error::RedisMissing`], whose message says how to install them.
 
 use crate::analysis::Movement;
-use crate::keys::{KeySet, KeyWriter};
+use crate::keys::{HashedKeys, KeySet, KeyWriter};
+use crate::schemes::slots_rebalance::SlotPlan;
 use crate::present::format::thousands;
 use crate::schemes::slots::{key_slot, Slots, SLOT_COUNT};
 use crate::schemes::{NodeId, Placement};
@@ -398,6 +399,19 @@ pub struct CliRun {
 }
 
 impl CliRun {
+    /// The "Moving N slots from A to B" lines of a rebalance beside a
+    /// plan's steps.
+    pub fn agreement(&self, plan: &SlotPlan) -> Agreement {
+        let said = self.moves();
+        let mut a = Agreement::new("redis-cli's \"Moving N slots from … to …\" lines beside the plan");
+        for k in 0..said.len().max(plan.moves().len()) {
+            let p = plan.moves().get(k).map_or("–".to_string(), |m| format!("{} from {} to {}", m.slots.len(), m.from, m.to));
+            let o = said.get(k).map_or("–".to_string(), |(f, t, n)| format!("{n} from {f} to {t}"));
+            a.row(format!("step {}", k + 1), p, o);
+        }
+        a
+    }
+
     /// The "Moving N slots from A to B" lines: (from, to, N).
     pub fn moves(&self) -> Vec<(String, String, usize)> {
         self.output
@@ -511,6 +525,101 @@ impl Agreement {
     /// True when every row's two sides are equal.
     pub fn all_agree(&self) -> bool {
         self.rows.iter().all(|(_, p, o)| p == o)
+    }
+
+    /// Itself when every row agrees; else prints itself and returns the
+    /// error of [`ensure`](Agreement::ensure). A notebook cell ending in
+    /// `agreement.checked()?` shows the ✓ table, or fails.
+    pub fn checked(self) -> Result<Agreement> {
+        if let Err(e) = self.ensure() {
+            for (w, p, o) in &self.rows {
+                println!("{} {w}: predicted {p}, observed {o}", if p == o { "✓" } else { "≠" });
+            }
+            return Err(e);
+        }
+        Ok(self)
+    }
+
+    /// Append the rows of `other`.
+    pub fn and(mut self, other: Agreement) -> Agreement {
+        self.rows.extend(other.rows);
+        self
+    }
+
+    /// The table read from the servers beside the predicted one: slots and
+    /// keys (`DBSIZE`) per node, and slot by slot.
+    pub fn tables(title: impl Into<String>, predicted: &Slots, observed: &Snapshot, keys: &HashedKeys) -> Result<Agreement> {
+        let names = observed.slots.nodes().to_vec();
+        let predicted = predicted.ordered_as(names.clone())?;
+        let mut load = vec![0u64; names.len()];
+        for n in predicted.assign(keys) {
+            load[n as usize] += 1;
+        }
+        let (ps, os) = (predicted.slot_counts(), observed.slots.slot_counts());
+        let mut a = Agreement::new(title);
+        for (i, n) in names.iter().enumerate() {
+            a.count(format!("{n}: slots"), ps[i] as u64, os[i] as u64);
+        }
+        for (i, n) in names.iter().enumerate() {
+            a.count(format!("{n}: keys (DBSIZE)"), load[i], observed.keys_per_node[i]);
+        }
+        let differ = predicted.moved_slots(&observed.slots).len();
+        a.count("slots on the predicted node", SLOT_COUNT as u64, (SLOT_COUNT - differ) as u64);
+        Ok(a)
+    }
+
+    /// The slots that changed node between two snapshots, per (from, to),
+    /// beside a plan's.
+    pub fn slot_moves(title: impl Into<String>, plan: &SlotPlan, before: &Snapshot, after: &Snapshot) -> Agreement {
+        let mut predicted: BTreeMap<(String, String), u64> = BTreeMap::new();
+        for m in plan.moves() {
+            *predicted.entry((m.from.clone(), m.to.clone())).or_default() += m.slots.len() as u64;
+        }
+        let mut observed: BTreeMap<(String, String), u64> = BTreeMap::new();
+        for s in 0..SLOT_COUNT {
+            let a = &before.slots.nodes()[before.slots.table()[s] as usize];
+            let b = &after.slots.nodes()[after.slots.table()[s] as usize];
+            if a != b {
+                *observed.entry((a.clone(), b.clone())).or_default() += 1;
+            }
+        }
+        let mut pairs: Vec<&(String, String)> = predicted.keys().chain(observed.keys()).collect();
+        pairs.sort();
+        pairs.dedup();
+        let mut a = Agreement::new(title);
+        for p in pairs {
+            a.count(format!("slots {} → {}", p.0, p.1), predicted.get(p).copied().unwrap_or(0), observed.get(p).copied().unwrap_or(0));
+        }
+        a.count("slots moved", predicted.values().sum(), observed.values().sum());
+        a
+    }
+
+    /// Two movements, figure by figure: keys moved, and keys per
+    /// (from, to) pair of nodes.
+    pub fn movements(title: impl Into<String>, predicted: &Movement, observed: &Movement) -> Agreement {
+        let mut a = Agreement::new(title);
+        a.count("keys compared", predicted.keys(), observed.keys());
+        let cells = |m: &Movement| -> BTreeMap<(String, String), u64> {
+            let mut c = BTreeMap::new();
+            for (i, row) in m.matrix().iter().enumerate() {
+                for (j, &k) in row.iter().enumerate() {
+                    if i != j && k > 0 {
+                        c.insert((m.nodes()[i].clone(), m.nodes()[j].clone()), k);
+                    }
+                }
+            }
+            c
+        };
+        let (p, o) = (cells(predicted), cells(observed));
+        let mut pairs: Vec<&(String, String)> = p.keys().chain(o.keys()).collect();
+        pairs.sort();
+        pairs.dedup();
+        for pair in pairs {
+            a.count(format!("keys {} → {}", pair.0, pair.1), p.get(pair).copied().unwrap_or(0), o.get(pair).copied().unwrap_or(0));
+        }
+        a.count("keys moved", predicted.moved(), observed.moved());
+        a.count("keys that stayed", predicted.keys() - predicted.moved(), observed.keys() - observed.moved());
+        a
     }
 
     /// `Ok` when every row agrees, else an error naming the rows that

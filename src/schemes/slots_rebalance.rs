@@ -35,9 +35,10 @@
 //! assert_eq!((plan.moves()[0].from.as_str(), plan.moves()[0].to.as_str()), ("B", "D"));
 //! assert_eq!(plan.after().slot_counts(), [4096, 4096, 4096, 4096]);
 //! assert_eq!(plan.after().ranges_of("D")?, [(0, 1364), (5461, 6826), (10923, 12287)]);
-//! // Then D leaves again: its slots go back in three reshard calls.
-//! let back = plan.after().reshard_from("D", "A", 1366)?;
-//! assert_eq!(back.slot_counts()[3], 4096 - 1366);
+//! // Then B leaves: three reshard calls empty it, then del-node.
+//! let gone = plan.after().drain("B", &["A", "C", "D"])?;
+//! assert_eq!(gone.moves().iter().map(|m| m.slots.len()).collect::<Vec<_>>(), [1366, 1365, 1365]);
+//! assert_eq!(gone.after().nodes(), ["A", "C", "D"]);
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
@@ -279,23 +280,31 @@ impl Slots {
         })
     }
 
-    /// Empty node `name` with one `reshard --cluster-from name` per other
-    /// node, in node order, splitting its slots as evenly as possible (the
-    /// first `own % others` targets take one more), then remove it
+    /// Empty node `name` with one `reshard --cluster-from name --cluster-to
+    /// t` per target `t` of `to`, in that order, splitting its slots as
+    /// evenly as possible (the first `own % targets` take one more; each
+    /// call takes the lowest-numbered slots left), then remove it
     /// (`del-node`). The plan's `after` no longer has the node.
-    pub fn drain(&self, name: &str) -> Result<SlotPlan> {
+    ///
+    /// Fails on an unknown node, no targets, or `name` among them.
+    pub fn drain<S: AsRef<str>>(&self, name: &str, to: &[S]) -> Result<SlotPlan> {
         let gone = index_of(self.nodes(), name)? as usize;
-        let others: Vec<&String> = self.nodes().iter().filter(|n| *n != name).collect();
-        if others.is_empty() {
+        if to.is_empty() {
             return Err(Error::LastNode(name.to_string()));
         }
+        for t in to {
+            index_of(self.nodes(), t.as_ref())?;
+            if t.as_ref() == name {
+                return Err(Error::Invalid(format!("node {name:?} cannot receive its own slots: leave it out of the targets")));
+            }
+        }
         let own = self.slot_counts()[gone];
-        let (base, extra) = (own / others.len(), own % others.len());
+        let (base, extra) = (own / to.len(), own % to.len());
         let mut plan = SlotPlan { before: self.clone(), after: self.clone(), moves: Vec::new(), balances: Vec::new() };
-        for (k, to) in others.iter().enumerate() {
+        for (k, t) in to.iter().enumerate() {
             let count = base + usize::from(k < extra);
             if count > 0 {
-                let step = plan.after.reshard_from_plan(name, to, count)?;
+                let step = plan.after.reshard_from_plan(name, t.as_ref(), count)?;
                 plan = plan.then(step)?;
             }
         }
@@ -348,11 +357,12 @@ mod tests {
     #[test]
     fn drain_then_remove() {
         let four = Slots::named(["A", "B", "C"]).unwrap().with_node("D").unwrap().rebalance(true).unwrap();
-        let plan = four.after().drain("B").unwrap();
+        let plan = four.after().drain("B", &["A", "C", "D"]).unwrap();
         assert_eq!(plan.after().nodes(), ["A", "C", "D"]);
         assert_eq!(plan.moves().iter().map(|m| m.slots.len()).collect::<Vec<_>>(), [1366, 1365, 1365]);
         assert_eq!(plan.after().slot_counts().iter().sum::<usize>(), SLOT_COUNT);
-        assert!(Slots::named(["A"]).unwrap().drain("A").is_err());
+        assert!(Slots::named(["A"]).unwrap().drain("A", &[] as &[&str]).is_err());
+        assert!(four.after().drain("B", &["B"]).is_err());
         assert!(four.after().without_node("A").is_err());
     }
 }
