@@ -85,7 +85,7 @@ fn grow_and_shrink_exactly_as_predicted() {
 
     // Shrink: B's slots go to the others, then B leaves.
     let table = cluster.slots().unwrap();
-    let drain = table.drain("B").unwrap();
+    let drain = table.drain("B", &["A", "C", "D"]).unwrap();
     for m in drain.moves() {
         cluster.reshard(&m.from, &m.to, m.slots.len(), 100).unwrap();
     }

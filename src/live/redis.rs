@@ -363,7 +363,7 @@ fn free_port() -> Result<u16> {
     for _ in 0..200 {
         let l = TcpListener::bind((HOST, 0)).map_err(io_err("find a free port"))?;
         let port = l.local_addr().map_err(io_err("find a free port"))?.port();
-        if port > 55_000 || port < 1_024 {
+        if !(1_024..=55_000).contains(&port) {
             continue;
         }
         if TcpListener::bind((HOST, port + 10_000)).is_ok() {
@@ -481,8 +481,8 @@ impl Snapshot {
         let (mut a, mut b) = (Vec::new(), Vec::new());
         for s in 0..SLOT_COUNT {
             let n = later.keys_per_slot[s] as usize;
-            a.extend(std::iter::repeat(self.slots.table()[s]).take(n));
-            b.extend(std::iter::repeat(later.slots.table()[s]).take(n));
+            a.extend(std::iter::repeat_n(self.slots.table()[s], n));
+            b.extend(std::iter::repeat_n(later.slots.table()[s], n));
         }
         Movement::from_assignments(self.slots.nodes(), &a, later.slots.nodes(), &b)
     }
