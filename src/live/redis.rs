@@ -26,6 +26,23 @@
 //!
 //! Where `redis-server` or `redis-cli` is missing, every constructor
 //! returns [`Error::RedisMissing`], whose message says how to install them.
+//!
+//! ```no_run
+//! use reshard::live::{Agreement, RedisCluster};
+//! use reshard::{HashWidth, KeySet, Movement};
+//! let keys = KeySet::users(100_000);
+//! let hashed = keys.hashed(HashWidth::Bits32)?;
+//! let mut cluster = RedisCluster::start(["A", "B", "C"])?;
+//! cluster.load(&keys)?;
+//! let before = cluster.snapshot()?;
+//! cluster.add_node("D")?;                        // joins with no slots
+//! let plan = cluster.slots()?.rebalance(true)?;  // redis-cli's plan, before it runs
+//! cluster.rebalance(100)?;                       // redis-cli --cluster rebalance
+//! let after = cluster.snapshot()?;
+//! let predicted = Movement::measure(&hashed, before.slots(), &plan.after().ordered_as(cluster.names())?)?;
+//! Agreement::movements("3 → 4", &predicted, &before.movement_to(&after)?).ensure()?;
+//! # Ok::<(), reshard::Error>(())
+//! ```
 
 use crate::analysis::Movement;
 use crate::keys::{HashedKeys, KeySet, KeyWriter};
@@ -1078,5 +1095,32 @@ impl RedisCluster {
         a.count("GET answered with the value written", n, served);
         a.count("MOVED/ASK redirects", 0, redirects);
         Ok(a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_program_is_a_typed_error() {
+        assert_eq!(find_program("reshard-no-such-program"), Err(Error::RedisMissing { program: "reshard-no-such-program" }));
+        assert!(find_program("sh").is_ok());
+    }
+
+    #[test]
+    fn cli_moves_and_ansi() {
+        let run = CliRun { args: vec![], output: "x\nMoving 1366 slots from B to D\n####\n".into(), seconds: 0.0 };
+        assert_eq!(run.moves(), [("B".to_string(), "D".to_string(), 1366)]);
+        assert_eq!(strip_ansi("\u{1b}[31;1m*** ERR\u{1b}[0m"), "*** ERR");
+    }
+
+    #[test]
+    fn agreement_fails_on_a_mismatch() {
+        let mut a = Agreement::new("t");
+        a.count("same", 1, 1);
+        assert!(a.ensure().is_ok());
+        a.count("differs", 1, 2);
+        assert!(matches!(a.ensure(), Err(Error::Redis(m)) if m.contains("differs: predicted 1, observed 2")));
     }
 }
