@@ -85,6 +85,15 @@ pub enum Error {
     },
     /// A parameter is out of its range; the message says which and why.
     Invalid(String),
+    /// A program the live Redis cluster needs (`redis-server` or
+    /// `redis-cli`) is not on `PATH`; the message says how to install it.
+    RedisMissing {
+        /// The program looked for.
+        program: &'static str,
+    },
+    /// A Redis server or `redis-cli` failed, or the live cluster disagreed
+    /// with the prediction; the message says what happened.
+    Redis(String),
 }
 
 /// `1234567` → `"1,234,567"`.
@@ -137,6 +146,13 @@ impl fmt::Display for Error {
                 grouped(*limit)
             ),
             Error::Invalid(msg) => f.write_str(msg),
+            Error::RedisMissing { program } => write!(
+                f,
+                "{program} was not found on PATH: install Redis 7 (Debian/Ubuntu: `sudo apt-get install redis-server`; \
+                 macOS: `brew install redis`; conda: `conda install -c conda-forge redis-server`), \
+                 then restart the kernel so it sees the new PATH"
+            ),
+            Error::Redis(msg) => f.write_str(msg),
         }
     }
 }

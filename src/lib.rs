@@ -40,6 +40,8 @@ pub mod error;
 pub mod hash;
 pub mod keys;
 pub mod limits;
+#[cfg(feature = "redis")]
+pub mod live;
 pub mod present;
 pub mod schemes;
 pub mod tutor;

@@ -14,6 +14,7 @@ use crate::analysis::{
     ArrangementSweep, Comparison, LoadReport, LoadSpread, MiddleRemoval, ModuloSweep, Movement, VnodeSweep,
 };
 use crate::keys::KeySet;
+use crate::schemes::{SlotPlan, Placement};
 use crate::present::format::{fixed, pct, thousands};
 use crate::present::tables::{shows_as_table, Table};
 use std::fmt;
@@ -334,3 +335,25 @@ shows_as_table!(MiddleRemoval);
 fn ns(x: Option<f64>) -> String {
     x.map_or_else(|| "—".to_string(), |v| format!("{v:.1}"))
 }
+
+impl SlotPlan {
+    /// One row per step: from, to, how many slots, which.
+    pub fn table(&self) -> Table {
+        let mut t = Table::new("the plan, step by step", ["step", "from", "to", "slots", "which slots"]);
+        for (k, m) in self.moves().iter().enumerate() {
+            t.row([(k + 1).to_string(), m.from.clone(), m.to.clone(), thousands(m.slots.len() as u64), crate::present::slot_ranges(&m.slots)]);
+        }
+        let mut after: Vec<String> = self
+            .after()
+            .nodes()
+            .iter()
+            .zip(self.after().slot_counts())
+            .map(|(n, c)| format!("{n} {}", thousands(c as u64)))
+            .collect();
+        after.sort();
+        t.note(format!("{} slots move; slots per node after: {}", thousands(self.slots_moved() as u64), after.join(" · ")));
+        t
+    }
+}
+
+shows_as_table!(SlotPlan);

@@ -40,3 +40,22 @@ pub fn fixed(v: f64, decimals: usize) -> String {
     }
     out
 }
+
+/// Ascending slot numbers as ranges: `[0, 1, 2, 7, 9, 10]` → `"0–2, 7, 9–10"`.
+///
+/// ```
+/// assert_eq!(reshard::present::slot_ranges(&[0, 1, 2, 7, 9, 10]), "0–2, 7, 9–10");
+/// ```
+pub fn slot_ranges(slots: &[u16]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < slots.len() {
+        let mut j = i;
+        while j + 1 < slots.len() && slots[j + 1] == slots[j] + 1 {
+            j += 1;
+        }
+        parts.push(if i == j { slots[i].to_string() } else { format!("{}–{}", slots[i], slots[j]) });
+        i = j + 1;
+    }
+    parts.join(", ")
+}

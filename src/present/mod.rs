@@ -8,10 +8,12 @@
 pub mod charts;
 pub mod display;
 pub mod figures;
+#[cfg(feature = "redis")]
+pub mod live;
 pub mod format;
 pub mod tables;
 
 pub use charts::Figure;
 pub use figures::load_chart;
-pub use format::{fixed, pct, thousands};
+pub use format::{fixed, pct, slot_ranges, thousands};
 pub use tables::Table;

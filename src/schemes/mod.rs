@@ -38,6 +38,7 @@ pub mod rendezvous;
 pub mod ring;
 pub mod shards;
 pub mod slots;
+pub mod slots_rebalance;
 pub mod unstable;
 
 pub use bounded::Bounded;
@@ -50,6 +51,7 @@ pub use rendezvous::Rendezvous;
 pub use ring::Ring;
 pub use shards::FixedShards;
 pub use slots::Slots;
+pub use slots_rebalance::{SlotMove, SlotPlan};
 pub use unstable::UnstableShards;
 
 use crate::keys::HashedKeys;
