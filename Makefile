@@ -80,10 +80,11 @@ fmt:
 cargo-test:
 	cargo test --no-default-features
 	cargo test --test cli
+	cargo test --no-default-features --features redis --test redis
 
 clippy:
 	cargo clippy --all-targets -- -D warnings
-	cargo clippy --no-default-features --all-targets -- -D warnings
+	cargo clippy --no-default-features --features redis --all-targets -- -D warnings
 
 nbtest: setup
 	$(VPY) -m pytest tests/notebooks -v -rs --tb=short -p no:cacheprovider

@@ -39,7 +39,8 @@ fn footprint(c: &RedisCluster) -> Vec<(u32, PathBuf)> {
 fn assert_gone(left: &[(u32, PathBuf)]) {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let alive: Vec<&(u32, PathBuf)> = left.iter().filter(|(pid, dir)| process_alive(*pid) || dir.exists()).collect();
+        let alive: Vec<&(u32, PathBuf)> =
+            left.iter().filter(|(pid, dir)| process_alive(*pid) || dir.exists()).collect();
         if alive.is_empty() {
             return;
         }
@@ -63,7 +64,10 @@ fn grow_and_shrink_exactly_as_predicted() {
     assert_eq!((loaded.ok, loaded.redirected, loaded.errors), (20_000, 0, 0));
     let before = cluster.snapshot().unwrap();
     assert_eq!(before.keys(), 20_000);
-    assert_eq!(before.keys_per_node(), Movement::measure(&hashed, before.slots(), before.slots()).unwrap().load_after());
+    assert_eq!(
+        before.keys_per_node(),
+        Movement::measure(&hashed, before.slots(), before.slots()).unwrap().load_after()
+    );
 
     // Grow: D joins empty, then rebalance. Predict from the live table.
     cluster.add_node("D").unwrap();

@@ -46,9 +46,9 @@
 
 use crate::analysis::Movement;
 use crate::keys::{HashedKeys, KeySet, KeyWriter};
-use crate::schemes::slots_rebalance::SlotPlan;
 use crate::present::format::thousands;
 use crate::schemes::slots::{key_slot, Slots, SLOT_COUNT};
+use crate::schemes::slots_rebalance::SlotPlan;
 use crate::schemes::{NodeId, Placement};
 use crate::{Error, Result};
 use std::collections::{BTreeMap, HashMap};
@@ -156,7 +156,10 @@ impl Conn {
         let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
         stream.set_read_timeout(Some(Duration::from_secs(120)))?;
         stream.set_nodelay(true)?;
-        Ok(Conn { reader: BufReader::with_capacity(1 << 16, stream.try_clone()?), writer: BufWriter::with_capacity(1 << 16, stream) })
+        Ok(Conn {
+            reader: BufReader::with_capacity(1 << 16, stream.try_clone()?),
+            writer: BufWriter::with_capacity(1 << 16, stream),
+        })
     }
 
     fn send<A: AsRef<[u8]>>(&mut self, args: &[A]) -> io::Result<()> {
@@ -177,7 +180,9 @@ impl Conn {
             return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the server closed the connection"));
         }
         let body = String::from_utf8_lossy(&line[1..line.len() - 2]).into_owned();
-        let number = |s: &str| s.parse::<i64>().map_err(|_| io::Error::new(io::ErrorKind::InvalidData, format!("bad length {s:?}")));
+        let number = |s: &str| {
+            s.parse::<i64>().map_err(|_| io::Error::new(io::ErrorKind::InvalidData, format!("bad length {s:?}")))
+        };
         Ok(match line[0] {
             b'+' => Reply::Status(body),
             b'-' => Reply::Error(body),
@@ -195,7 +200,12 @@ impl Conn {
                 n if n < 0 => Reply::Array(None),
                 n => Reply::Array(Some((0..n).map(|_| self.read()).collect::<io::Result<_>>()?)),
             },
-            other => return Err(io::Error::new(io::ErrorKind::InvalidData, format!("unknown reply type {:?}", other as char))),
+            other => {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("unknown reply type {:?}", other as char),
+                ))
+            }
         })
     }
 
@@ -299,7 +309,8 @@ impl Server {
                     return Err(Error::Redis("the redis-server watchdog did not start".into()));
                 }
             };
-            let mut server = Server { name: name.to_string(), port, id: String::new(), dir, pid, watchdog, guard: None };
+            let mut server =
+                Server { name: name.to_string(), port, id: String::new(), dir, pid, watchdog, guard: None };
             server.guard = server.watchdog.stdin.take();
             let deadline = Instant::now() + Duration::from_secs(15);
             while Instant::now() < deadline {
@@ -371,7 +382,11 @@ pub fn process_alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Ok(stat) => stat.rsplit(')').next().and_then(|r| r.split_whitespace().next()).is_some_and(|s| s != "Z"),
         Err(_) if Path::new("/proc/self").exists() => false,
-        Err(_) => Command::new("kill").args(["-0", &pid.to_string()]).stderr(Stdio::null()).status().is_ok_and(|s| s.success()),
+        Err(_) => Command::new("kill")
+            .args(["-0", &pid.to_string()])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success()),
     }
 }
 
@@ -422,7 +437,10 @@ impl CliRun {
         let said = self.moves();
         let mut a = Agreement::new("redis-cli's \"Moving N slots from … to …\" lines beside the plan");
         for k in 0..said.len().max(plan.moves().len()) {
-            let p = plan.moves().get(k).map_or("–".to_string(), |m| format!("{} from {} to {}", m.slots.len(), m.from, m.to));
+            let p = plan
+                .moves()
+                .get(k)
+                .map_or("–".to_string(), |m| format!("{} from {} to {}", m.slots.len(), m.from, m.to));
             let o = said.get(k).map_or("–".to_string(), |(f, t, n)| format!("{n} from {f} to {t}"));
             a.row(format!("step {}", k + 1), p, o);
         }
@@ -519,7 +537,12 @@ impl Agreement {
     }
 
     /// A row of two texts.
-    pub fn row(&mut self, what: impl Into<String>, predicted: impl Into<String>, observed: impl Into<String>) -> &mut Self {
+    pub fn row(
+        &mut self,
+        what: impl Into<String>,
+        predicted: impl Into<String>,
+        observed: impl Into<String>,
+    ) -> &mut Self {
         self.rows.push((what.into(), predicted.into(), observed.into()));
         self
     }
@@ -565,7 +588,12 @@ impl Agreement {
 
     /// The table read from the servers beside the predicted one: slots and
     /// keys (`DBSIZE`) per node, and slot by slot.
-    pub fn tables(title: impl Into<String>, predicted: &Slots, observed: &Snapshot, keys: &HashedKeys) -> Result<Agreement> {
+    pub fn tables(
+        title: impl Into<String>,
+        predicted: &Slots,
+        observed: &Snapshot,
+        keys: &HashedKeys,
+    ) -> Result<Agreement> {
         let names = observed.slots.nodes().to_vec();
         let predicted = predicted.ordered_as(names.clone())?;
         let mut load = vec![0u64; names.len()];
@@ -605,7 +633,11 @@ impl Agreement {
         pairs.dedup();
         let mut a = Agreement::new(title);
         for p in pairs {
-            a.count(format!("slots {} → {}", p.0, p.1), predicted.get(p).copied().unwrap_or(0), observed.get(p).copied().unwrap_or(0));
+            a.count(
+                format!("slots {} → {}", p.0, p.1),
+                predicted.get(p).copied().unwrap_or(0),
+                observed.get(p).copied().unwrap_or(0),
+            );
         }
         a.count("slots moved", predicted.values().sum(), observed.values().sum());
         a
@@ -632,7 +664,11 @@ impl Agreement {
         pairs.sort();
         pairs.dedup();
         for pair in pairs {
-            a.count(format!("keys {} → {}", pair.0, pair.1), p.get(pair).copied().unwrap_or(0), o.get(pair).copied().unwrap_or(0));
+            a.count(
+                format!("keys {} → {}", pair.0, pair.1),
+                p.get(pair).copied().unwrap_or(0),
+                o.get(pair).copied().unwrap_or(0),
+            );
         }
         a.count("keys moved", predicted.moved(), observed.moved());
         a.count("keys that stayed", predicted.keys() - predicted.moved(), observed.keys() - observed.moved());
@@ -642,8 +678,12 @@ impl Agreement {
     /// `Ok` when every row agrees, else an error naming the rows that
     /// don't (a notebook cell that ends in `.ensure()?` fails on a mismatch).
     pub fn ensure(&self) -> Result<()> {
-        let bad: Vec<String> =
-            self.rows.iter().filter(|(_, p, o)| p != o).map(|(w, p, o)| format!("{w}: predicted {p}, observed {o}")).collect();
+        let bad: Vec<String> = self
+            .rows
+            .iter()
+            .filter(|(_, p, o)| p != o)
+            .map(|(w, p, o)| format!("{w}: predicted {p}, observed {o}"))
+            .collect();
         if bad.is_empty() {
             Ok(())
         } else {
@@ -740,8 +780,7 @@ impl RedisCluster {
 
     /// The name of the node `redis-cli` is pointed at.
     pub fn entry_name(&self) -> &str {
-        &self.entry()
-            .name
+        &self.entry().name
     }
 
     /// `text` with every `127.0.0.1:port` (and bare node id) of a node
@@ -774,11 +813,8 @@ impl RedisCluster {
     /// Run `redis-cli` with these arguments; fails on a non-zero exit.
     fn cli(&self, args: Vec<String>) -> Result<CliRun> {
         let t0 = Instant::now();
-        let out = Command::new(&self.redis_cli)
-            .args(&args)
-            .stdin(Stdio::null())
-            .output()
-            .map_err(io_err("run redis-cli"))?;
+        let out =
+            Command::new(&self.redis_cli).args(&args).stdin(Stdio::null()).output().map_err(io_err("run redis-cli"))?;
         let seconds = t0.elapsed().as_secs_f64();
         let text = strip_ansi(&self.named_text(&String::from_utf8_lossy(&out.stdout)));
         let ok = out.status.success() && !text.contains("[ERR]");
@@ -837,11 +873,9 @@ impl RedisCluster {
         let mut names = Vec::new();
         let mut table = vec![NodeId::MAX; SLOT_COUNT];
         for (i, (id, _, slots)) in order.iter().enumerate() {
-            let s = self
-                .servers
-                .iter()
-                .find(|s| &s.id == id)
-                .ok_or_else(|| Error::Redis(format!("CLUSTER NODES lists node {id}, which this cluster did not start")))?;
+            let s = self.servers.iter().find(|s| &s.id == id).ok_or_else(|| {
+                Error::Redis(format!("CLUSTER NODES lists node {id}, which this cluster did not start"))
+            })?;
             names.push(s.name.clone());
             for &slot in slots {
                 table[usize::from(slot)] = i as NodeId;
@@ -887,7 +921,9 @@ impl RedisCluster {
             if seen != ids {
                 return Ok(Some(format!("{} knows {} nodes of {}", s.name, seen.len(), ids.len())));
             }
-            if let Some(l) = lines.iter().find(|l| l.1.contains("handshake") || l.1.contains("fail") || l.1.contains("noaddr")) {
+            if let Some(l) =
+                lines.iter().find(|l| l.1.contains("handshake") || l.1.contains("fail") || l.1.contains("noaddr"))
+            {
                 return Ok(Some(format!("{} flags a node {}", s.name, l.1)));
             }
             let table: BTreeMap<String, Vec<u16>> = lines.into_iter().map(|(id, _, slots)| (id, slots)).collect();
@@ -938,7 +974,10 @@ impl RedisCluster {
                     })
                 })
                 .collect();
-            handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(Error::Redis("a loader thread panicked".into())))).collect()
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|_| Err(Error::Redis("a loader thread panicked".into()))))
+                .collect()
         });
         let mut loaded =
             Loaded { keys: keys.len() as u64, ok: 0, redirected: 0, errors: 0, per_node: Vec::new(), seconds: 0.0 };
@@ -1066,7 +1105,10 @@ impl RedisCluster {
         let mut by_node: HashMap<&str, Vec<usize>> = HashMap::new();
         for &i in &sample {
             let key = keys.key(i);
-            by_node.entry(predicted.nodes()[predicted.table()[usize::from(key_slot(key.as_bytes()))] as usize].as_str()).or_default().push(i);
+            by_node
+                .entry(predicted.nodes()[predicted.table()[usize::from(key_slot(key.as_bytes()))] as usize].as_str())
+                .or_default()
+                .push(i);
         }
         let (mut slot_ok, mut served, mut redirects) = (0u64, 0u64, 0u64);
         for (node, idx) in &by_node {
@@ -1090,7 +1132,8 @@ impl RedisCluster {
             }
         }
         let n = sample.len() as u64;
-        let mut a = Agreement::new(format!("{} sampled keys (every {step}th) asked of the node the crate names", thousands(n)));
+        let mut a =
+            Agreement::new(format!("{} sampled keys (every {step}th) asked of the node the crate names", thousands(n)));
         a.count("CLUSTER KEYSLOT = the crate's key_slot", n, slot_ok);
         a.count("GET answered with the value written", n, served);
         a.count("MOVED/ASK redirects", 0, redirects);
@@ -1104,7 +1147,10 @@ mod tests {
 
     #[test]
     fn a_missing_program_is_a_typed_error() {
-        assert_eq!(find_program("reshard-no-such-program"), Err(Error::RedisMissing { program: "reshard-no-such-program" }));
+        assert_eq!(
+            find_program("reshard-no-such-program"),
+            Err(Error::RedisMissing { program: "reshard-no-such-program" })
+        );
         assert!(find_program("sh").is_ok());
     }
 

@@ -14,9 +14,9 @@ use crate::analysis::{
     ArrangementSweep, Comparison, LoadReport, LoadSpread, MiddleRemoval, ModuloSweep, Movement, VnodeSweep,
 };
 use crate::keys::KeySet;
-use crate::schemes::{SlotPlan, Placement};
 use crate::present::format::{fixed, pct, thousands};
 use crate::present::tables::{shows_as_table, Table};
+use crate::schemes::{Placement, SlotPlan};
 use std::fmt;
 
 impl fmt::Display for KeySet {
@@ -341,7 +341,13 @@ impl SlotPlan {
     pub fn table(&self) -> Table {
         let mut t = Table::new("the plan, step by step", ["step", "from", "to", "slots", "which slots"]);
         for (k, m) in self.moves().iter().enumerate() {
-            t.row([(k + 1).to_string(), m.from.clone(), m.to.clone(), thousands(m.slots.len() as u64), crate::present::slot_ranges(&m.slots)]);
+            t.row([
+                (k + 1).to_string(),
+                m.from.clone(),
+                m.to.clone(),
+                thousands(m.slots.len() as u64),
+                crate::present::slot_ranges(&m.slots),
+            ]);
         }
         let mut after: Vec<String> = self
             .after()
@@ -351,7 +357,11 @@ impl SlotPlan {
             .map(|(n, c)| format!("{n} {}", thousands(c as u64)))
             .collect();
         after.sort();
-        t.note(format!("{} slots move; slots per node after: {}", thousands(self.slots_moved() as u64), after.join(" · ")));
+        t.note(format!(
+            "{} slots move; slots per node after: {}",
+            thousands(self.slots_moved() as u64),
+            after.join(" · ")
+        ));
         t
     }
 }

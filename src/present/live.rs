@@ -3,8 +3,8 @@
 
 use crate::live::redis::{Agreement, Loaded, Snapshot};
 use crate::present::format::thousands;
-use crate::present::tables::{shows_as_table, Table};
 use crate::present::slot_ranges;
+use crate::present::tables::{shows_as_table, Table};
 use crate::schemes::Placement;
 
 impl Agreement {

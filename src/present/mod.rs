@@ -8,9 +8,9 @@
 pub mod charts;
 pub mod display;
 pub mod figures;
+pub mod format;
 #[cfg(feature = "redis")]
 pub mod live;
-pub mod format;
 pub mod tables;
 
 pub use charts::Figure;

@@ -202,7 +202,8 @@ impl Slots {
                 }
             }
         }
-        let mut plan = SlotPlan { before: self.clone(), after: self.clone(), moves: Vec::new(), balances: balance.clone() };
+        let mut plan =
+            SlotPlan { before: self.clone(), after: self.clone(), moves: Vec::new(), balances: balance.clone() };
         if !reached {
             return Ok(plan);
         }
@@ -295,7 +296,9 @@ impl Slots {
         for t in to {
             index_of(self.nodes(), t.as_ref())?;
             if t.as_ref() == name {
-                return Err(Error::Invalid(format!("node {name:?} cannot receive its own slots: leave it out of the targets")));
+                return Err(Error::Invalid(format!(
+                    "node {name:?} cannot receive its own slots: leave it out of the targets"
+                )));
             }
         }
         let own = self.slot_counts()[gone];
@@ -326,8 +329,7 @@ mod tests {
     fn rebalance_three_to_four_matches_add_node() {
         let three = Slots::named(["A", "B", "C"]).unwrap();
         let plan = three.with_node("D").unwrap().rebalance(true).unwrap();
-        let counts: Vec<(String, usize)> =
-            plan.moves().iter().map(|m| (m.from.clone(), m.slots.len())).collect();
+        let counts: Vec<(String, usize)> = plan.moves().iter().map(|m| (m.from.clone(), m.slots.len())).collect();
         assert_eq!(counts, [("B".into(), 1366), ("C".into(), 1365), ("A".into(), 1365)]);
         // Same slots as reshard with `all` (each source gives its lowest).
         let via_all = three.add_node("D").unwrap();
