@@ -67,7 +67,11 @@ pub mod prelude {
     pub use crate::analysis::{
         ArrangementSweep, Comparison, LoadReport, MiddleRemoval, ModuloSweep, Movement, Scheme, VnodeSweep,
     };
-    pub use crate::present::{load_chart, pct, thousands, Figure, Table};
+    pub use crate::analysis::{
+        CopyMovement, FailureSweep, HotKeySplit, LoadUnderSkew, NodeFailure, RequestBounds, RequestLoad, Workload,
+    };
+    pub use crate::present::{failure_chart, fixed, load_chart, pct, thousands, Figure, Table};
+    pub use crate::schemes::{Replicas, Replicated};
     pub use crate::schemes::{
         letters, numbered, prefixed, Bounded, FixedShards, Jump, Ketama, Key, Locate, Maglev, Modulo, Placement,
         Rendezvous, Ring, Slots, UnstableShards,

@@ -6,13 +6,19 @@
 //! charts).
 
 pub mod compare;
+pub mod hot;
 pub mod load;
 pub mod memory;
 pub mod movement;
 pub mod removal;
+pub mod replicas;
 pub mod spread;
 pub mod sweep;
+pub mod workload;
 
+pub use hot::{BoundRow, FailureRow, FailureSweep, HotKeySplit, LoadUnderSkew, NodeFailure, RequestBounds, RequestLoad, SkewRow, SplitRow};
+pub use replicas::{CopyMovement, CopyRow};
+pub use workload::{Workload, ZipfStream};
 pub use compare::{resized, CompareSettings, Comparison, Scheme, SchemeRow};
 pub use load::LoadReport;
 pub use memory::MemoryEstimate;

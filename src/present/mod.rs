@@ -9,9 +9,11 @@ pub mod charts;
 pub mod display;
 pub mod figures;
 pub mod format;
+pub mod hot;
 pub mod tables;
 
 pub use charts::Figure;
 pub use figures::load_chart;
+pub use hot::failure_chart;
 pub use format::{fixed, pct, thousands};
 pub use tables::Table;
