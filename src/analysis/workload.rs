@@ -16,7 +16,9 @@
 //! [`rand_chacha::ChaCha8Rng`] seeded with [`SeedableRng::seed_from_u64`]:
 //! ChaCha's output is specified bit for bit, and `rand_distr` is built
 //! without `std_math`, so its `powf`/`ln`/`exp` are the pure-Rust `libm`
-//! ones: the same seed gives the same stream on every platform.
+//! ones (as long as nothing else in the build turns on `num-traits/std`):
+//! the same seed gives the same stream on every platform. `tests/hot.rs`
+//! pins the first draws.
 //!
 //! ```
 //! use reshard::analysis::workload::{zipf_probabilities, Workload};
@@ -30,7 +32,7 @@
 //! ```
 
 use crate::{limits, Error, Result};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use rand_distr::{Distribution, Zipf};
 
@@ -81,16 +83,16 @@ impl Iterator for ZipfStream {
 
     #[inline]
     fn next(&mut self) -> Option<usize> {
-        let x: f64 = self.rng.sample(&self.zipf);
-        // x is an integer in [1, keys]; clamp guards the float edge
-        Some((x as usize).clamp(1, self.keys) - 1)
+        Some(self.draw())
     }
 }
 
 impl ZipfStream {
     /// One draw (the same as `next()`, without the `Option`).
+    #[inline]
     pub fn draw(&mut self) -> usize {
         let x: f64 = self.zipf.sample(&mut self.rng);
+        // x is an integer in [1, keys]; clamp guards the float edge
         (x as usize).clamp(1, self.keys) - 1
     }
 }
