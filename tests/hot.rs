@@ -119,7 +119,7 @@ fn replica_sets_are_stable_when_a_node_joins() {
 /// highest md5("{key}:{node}").
 fn brute_rendezvous(key: &str, nodes: &[String], rf: usize) -> Vec<String> {
     let mut scored: Vec<(u128, &String)> = nodes.iter().map(|n| (md5_u128(format!("{key}:{n}").as_bytes()), n)).collect();
-    scored.sort_by(|a, b| b.0.cmp(&a.0));
+    scored.sort_by_key(|s| std::cmp::Reverse(s.0));
     scored.into_iter().take(rf).map(|(_, n)| n.clone()).collect()
 }
 
