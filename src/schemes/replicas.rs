@@ -19,8 +19,8 @@
 //! * [`Jump`]: jump hash names one bucket and nothing more; the copies go to
 //!   the next buckets, `b+1, b+2, …` mod `n` (chain replication in bucket
 //!   order). This is a convention, not part of the paper, and it pays for
-//!   it: a new last bucket changes the wrap-around of the last `rf − 1`
-//!   buckets.
+//!   it: a key that moves to a new last bucket takes its chain along, so
+//!   its other copies move to buckets `0 … rf−2` as well.
 //!
 //! `hash % N`, Redis slots, ketama and bounded loads get no replica rule
 //! here: slots and ketama would walk their tables like fixed shards and
