@@ -209,3 +209,25 @@ fn a_failed_nodes_load_goes_to_its_successor_on_a_one_point_ring() {
     assert_eq!(hrw.heirs(), 9);
     assert_eq!(hrw.after().iter().sum::<u64>(), 100_000);
 }
+
+#[test]
+fn hot_entry_points_refuse_bad_parameters() {
+    let keys = KeySet::plain(1_000).hashed(HashWidth::Bits128).unwrap();
+    let w = Workload::zipf(keys.len(), 1.0, 10_000, 1).unwrap();
+    let other = Workload::zipf(999, 1.0, 10_000, 1).unwrap();
+    let hrw = Rendezvous::new(10).unwrap();
+    let lineup = Replicated::lineup(10, 10).unwrap();
+    assert!(matches!(RequestLoad::measure(&keys, &other, &hrw), Err(Error::LengthMismatch { .. })));
+    assert!(matches!(HotKeySplit::run(&keys, &w, &hrw, 1, &[0], 0.1), Err(Error::Invalid(_))));
+    assert!(matches!(HotKeySplit::run(&keys, &w, &hrw, 1, &[2], 1.5), Err(Error::Invalid(_))));
+    assert!(matches!(HotKeySplit::run(&keys, &w, &hrw, 0, &[2], 0.1), Err(Error::Invalid(_))));
+    assert!(matches!(CopyMovement::run(&keys, &lineup, 11, "10"), Err(Error::Invalid(_))));
+    assert!(matches!(CopyMovement::run(&keys, &lineup, 3, "9"), Err(Error::DuplicateNode(_))));
+    assert!(matches!(NodeFailure::measure(&keys, &w, &hrw, "x"), Err(Error::UnknownNode(_))));
+    assert!(matches!(FailureSweep::run(&keys, &w, 10, "3", &[1], 0), Err(Error::Invalid(_))));
+    assert!(matches!(
+        FailureSweep::run(&keys, &w, 10, "3", &[1; 1000], 5000),
+        Err(Error::TooLarge { .. })
+    ));
+    assert!(matches!(RequestBounds::run(&keys, &w, 10, 10, &[0.0], "10"), Err(Error::Invalid(_))));
+}
