@@ -14,7 +14,9 @@
 //!   and changes with `add_node`/`remove_node`;
 //! * [`analysis`] — what moved ([`Movement`]), load per node
 //!   ([`LoadReport`]), sweeps over arrangements and parameters, all schemes
-//!   side by side;
+//!   side by side; requests per node under a skewed [`Workload`]
+//!   ([`RequestLoad`]), hot keys, failures, and replica copies moved
+//!   ([`CopyMovement`]);
 //! * [`present`] — tables, charts (drawn with plotters) and their display
 //!   in the evcxr Jupyter kernel.
 //!
@@ -47,8 +49,9 @@ pub mod schemes;
 pub mod tutor;
 
 pub use analysis::{
-    ArrangementSweep, CompareSettings, Comparison, LoadReport, LoadSpread, MiddleRemoval, ModuloSweep, Movement,
-    Scheme, VnodeSweep,
+    ArrangementSweep, CompareSettings, Comparison, CopyMovement, FailureSweep, HotKeySplit, LoadReport, LoadSpread,
+    LoadUnderSkew, MiddleRemoval, ModuloSweep, Movement, NodeFailure, RequestBounds, RequestLoad, Scheme, VnodeSweep,
+    Workload,
 };
 pub use error::{Error, Result};
 pub use hash::{md5_u128, HashWidth};
@@ -60,7 +63,7 @@ pub use schemes::modulo::modulo_rule;
 pub use schemes::slots::{crc16, key_slot};
 pub use schemes::{
     letters, numbered, prefixed, Bounded, FixedShards, Jump, Ketama, Key, Locate, Maglev, Modulo, NodeId, Placement,
-    PyRandom, Rendezvous, Ring, Slots, UnstableShards,
+    PyRandom, Rendezvous, Replicas, Replicated, Ring, Slots, UnstableShards,
 };
 pub use tutor::{Check, Checks};
 
@@ -96,13 +99,17 @@ pub mod prelude {
         middle_removal, resized, ring_spread, ArrangementSweep, CompareSettings, Comparison, LoadReport, LoadSpread,
         MiddleRemoval, ModuloSweep, Movement, Scheme, VnodeSweep,
     };
+    pub use crate::analysis::{
+        CopyMovement, FailureSweep, HotKeySplit, LoadUnderSkew, NodeFailure, RequestBounds, RequestLoad, Workload,
+    };
     pub use crate::present::charts::{self, Series, Style};
-    pub use crate::present::{fixed, load_chart, pct, thousands, Figure, Table};
+    pub use crate::present::{failure_chart, fixed, load_chart, pct, thousands, Figure, Table};
     pub use crate::schemes::{jump, shards, slots};
     pub use crate::schemes::{
         letters, numbered, prefixed, Bounded, FixedShards, Jump, Ketama, Key, Locate, Maglev, Modulo, Placement,
         PyRandom, Rendezvous, Ring, Slots, UnstableShards,
     };
+    pub use crate::schemes::{Replicas, Replicated};
     pub use crate::tutor::{Check, Checks, Guess, Params, Quiz};
     pub use crate::{
         crc16, guava_consistent_hash, jump_hash, ketama_hash, key_slot, md5_u128, modulo_rule, Error, HashWidth,

@@ -30,6 +30,9 @@ pub const MAX_HASHES: u128 = 200_000_000;
 pub const MAX_PLACEMENTS: u128 = 2_000_000_000;
 /// The most fixed shards (4 bytes each in the shard table).
 pub const MAX_SHARDS: u128 = 10_000_000;
+/// The most requests drawn for one workload (a Zipf draw costs about
+/// 0.1 µs; the counts per key are kept, not the stream).
+pub const MAX_REQUESTS: u128 = 50_000_000;
 
 /// `Ok` when `asked ≤ limit`, else [`Error::TooLarge`].
 pub(crate) fn check(what: &'static str, asked: u128, limit: u128) -> Result<()> {

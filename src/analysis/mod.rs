@@ -6,17 +6,26 @@
 //! charts).
 
 pub mod compare;
+pub mod hot;
 pub mod load;
 pub mod memory;
 pub mod movement;
 pub mod removal;
+pub mod replicas;
 pub mod spread;
 pub mod sweep;
+pub mod workload;
 
 pub use compare::{resized, CompareSettings, Comparison, Scheme, SchemeRow};
+pub use hot::{
+    BoundRow, FailureRow, FailureSweep, HotKeySplit, LoadUnderSkew, NodeFailure, RequestBounds, RequestLoad, SkewRow,
+    SplitRow,
+};
 pub use load::LoadReport;
 pub use memory::MemoryEstimate;
 pub use movement::Movement;
 pub use removal::{middle_removal, MiddleRemoval, RemovalRow};
+pub use replicas::{CopyMovement, CopyRow};
 pub use spread::{ring_spread, LoadSpread, SpreadRow};
 pub use sweep::{salt, Arrangement, ArrangementSweep, ModuloRow, ModuloSweep, VnodeSweep};
+pub use workload::{Workload, ZipfStream};

@@ -9,6 +9,7 @@ pub mod charts;
 pub mod display;
 pub mod figures;
 pub mod format;
+pub mod hot;
 #[cfg(feature = "redis")]
 pub mod live;
 pub mod tables;
@@ -16,4 +17,5 @@ pub mod tables;
 pub use charts::Figure;
 pub use figures::load_chart;
 pub use format::{fixed, pct, slot_ranges, thousands};
+pub use hot::failure_chart;
 pub use tables::Table;

@@ -94,11 +94,87 @@ impl Bounded {
     /// that ε = 0.01 (not exactly 0.01 in binary) still gives
     /// `⌈1.01 · 100000 / 4⌉ = 25250`, not 25251.
     pub fn capacity(&self, keys: usize) -> u64 {
-        let x = (1.0 + self.epsilon) * keys as f64 / self.ring.nodes().len() as f64;
+        self.bound(keys as f64)
+    }
+
+    /// The most requests one node may serve under
+    /// [`assign_weighted`](Bounded::assign_weighted) when the keys carry
+    /// `total` requests: `⌈(1 + ε) · total / n⌉`.
+    pub fn weighted_capacity(&self, total: u64) -> u64 {
+        self.bound(total as f64)
+    }
+
+    fn bound(&self, total: f64) -> u64 {
+        let x = (1.0 + self.epsilon) * total / self.ring.nodes().len() as f64;
         let near = x.round();
         let x = if (x - near).abs() <= 1e-12 * x { near } else { x };
         // Never 0: every node may take at least one key.
         (x.ceil() as u64).max(1)
+    }
+}
+
+impl Bounded {
+    /// Bound the load in requests instead of keys: key `i` carries
+    /// `weights[i]` requests and every node may serve at most
+    /// [`weighted_capacity`](Bounded::weighted_capacity) of them.
+    ///
+    /// Keys are placed in key index order; each walks clockwise from its
+    /// ring position to the first node whose load plus the key's weight
+    /// stays within the bound. A key too heavy for every node's room (a key
+    /// hotter than the bound itself, say) goes to the least loaded node
+    /// (the lowest id on ties): no placement can split one key.
+    ///
+    /// Fails when the lengths differ.
+    ///
+    /// ```
+    /// use reshard::{Bounded, HashWidth, KeySet};
+    /// let keys = KeySet::plain(1000).hashed(HashWidth::Bits128)?;
+    /// let mut weights = vec![1u64; 1000];
+    /// weights[0] = 500; // one key with a third of the requests
+    /// let b = Bounded::new(4)?.with_epsilon(0.1)?;
+    /// let owners = b.assign_weighted(&keys, &weights)?;
+    /// let mut load = [0u64; 4];
+    /// for (o, w) in owners.iter().zip(&weights) { load[*o as usize] += w; }
+    /// assert_eq!(b.weighted_capacity(1499), 413);
+    /// assert_eq!(load[owners[0] as usize], 500); // over the bound: nothing can fix that
+    /// assert_eq!(load.iter().filter(|&&l| l > 413).count(), 1);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn assign_weighted(&self, keys: &HashedKeys, weights: &[u64]) -> Result<Vec<NodeId>> {
+        if weights.len() != keys.len() {
+            return Err(Error::LengthMismatch { what: "weights for keys", expected: keys.len(), given: weights.len() });
+        }
+        let pts = self.ring.points(keys.width());
+        let n = self.ring.nodes().len();
+        let cap = self.weighted_capacity(weights.iter().sum());
+        let mut load = vec![0u64; n];
+        // seen[node] == stamp: node already refused the current key
+        let mut seen = vec![usize::MAX; n];
+        let mut out = Vec::with_capacity(keys.len());
+        for (i, (&h, &w)) in keys.hashes().iter().zip(weights).enumerate() {
+            let start = pts.partition_point(|p| p.hash < h);
+            let mut refused = 0;
+            let mut chosen = None;
+            for step in 0..pts.len() {
+                let node = pts[(start + step) % pts.len()].node as usize;
+                if seen[node] == i {
+                    continue;
+                }
+                if load[node] + w <= cap {
+                    chosen = Some(node);
+                    break;
+                }
+                seen[node] = i;
+                refused += 1;
+                if refused == n {
+                    break;
+                }
+            }
+            let node = chosen.unwrap_or_else(|| (0..n).min_by_key(|&j| (load[j], j)).unwrap_or(0));
+            load[node] += w;
+            out.push(node as NodeId);
+        }
+        Ok(out)
     }
 }
 

@@ -131,6 +131,26 @@ impl Rendezvous {
     }
 }
 
+impl Rendezvous {
+    /// The first `rf` nodes by score for `key`, best first: the owner,
+    /// then the runners-up (the natural replica set of rendezvous hashing).
+    /// Ties go to the lower node id, as in [`Locate::locate`].
+    pub(crate) fn ranked(&self, key: Key<'_>, rf: usize, out: &mut Vec<NodeId>) {
+        let mut buf = key.bytes.to_vec();
+        let klen = buf.len();
+        let raw: Vec<u128> = self.suffixes.iter().map(|s| raw_score(&mut buf, klen, s, key.width)).collect();
+        let mut ids: Vec<usize> = (0..self.nodes.len()).collect();
+        match &self.weights {
+            None => ids.sort_unstable_by(|&a, &b| raw[b].cmp(&raw[a]).then(a.cmp(&b))),
+            Some(w) => {
+                let score: Vec<f64> = raw.iter().zip(w).map(|(&r, &w)| -w / unit(r, key.width).ln()).collect();
+                ids.sort_unstable_by(|&a, &b| score[b].total_cmp(&score[a]).then(a.cmp(&b)));
+            }
+        }
+        out.extend(ids.into_iter().take(rf).map(|i| i as NodeId));
+    }
+}
+
 /// A hash scaled into the open interval (0, 1).
 #[inline]
 fn unit(h: u128, width: HashWidth) -> f64 {
