@@ -2,7 +2,7 @@
 
 use crate::change::Change;
 use crate::output::{from_flag, Output, Run};
-use crate::workload::{self, defaults, Counts, Nodes, Workload};
+use crate::workload::{self, defaults, Counts, Workload};
 use clap::Args as ClapArgs;
 use reshard::present::{pct, thousands};
 use reshard::schemes::modulo::lcm;
@@ -19,15 +19,8 @@ use std::fmt::Write as _;
 pub struct Args {
     #[command(flatten)]
     work: Workload,
-    /// Nodes before (document 004: 10)
-    #[arg(long, value_name = "NODES", default_value = "10", value_parser = workload::nodes, allow_hyphen_values = true)]
-    from: Nodes,
-    /// Nodes after (document 004: 11)
-    #[arg(long, value_name = "NODES", default_value = "11", value_parser = workload::nodes, allow_hyphen_values = true)]
-    to: Nodes,
-    /// Prefix for nodes given as a count (default: none, nodes 0 … N-1)
-    #[arg(long, default_value = "")]
-    name_prefix: String,
+    #[command(flatten)]
+    nodes: workload::Change,
     /// Also print the 1 − min/lcm rule's prediction beside the measured share
     #[arg(long)]
     rule: bool,
@@ -53,8 +46,9 @@ struct Rule {
 }
 
 pub fn run(a: &Args, json: bool) -> Run {
-    let before = Modulo::named(a.from.names(&a.name_prefix)).map_err(from_flag("--from"))?;
-    let after = Modulo::named(a.to.names(&a.name_prefix)).map_err(from_flag("--to"))?;
+    let (from, to) = a.nodes.names();
+    let before = Modulo::named(from).map_err(from_flag("--from"))?;
+    let after = Modulo::named(to).map_err(from_flag("--to"))?;
     if let Some(Counts(counts)) = &a.sweep {
         // Refused before the keys are hashed (10,000,000 keys take seconds).
         ModuloSweep::check_cost(a.work.keys, counts.len()).map_err(from_flag("--sweep"))?;

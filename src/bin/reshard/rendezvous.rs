@@ -3,7 +3,7 @@
 
 use crate::change::Change;
 use crate::output::{from_flag, Output, Run};
-use crate::workload::{self, defaults, Nodes, Workload};
+use crate::workload::{self, defaults, Workload};
 use clap::Args as ClapArgs;
 use reshard::Rendezvous;
 use serde::Serialize;
@@ -17,15 +17,8 @@ use serde::Serialize;
 pub struct Args {
     #[command(flatten)]
     work: Workload,
-    /// Nodes before (document 002: 10)
-    #[arg(long, value_name = "NODES", default_value = "10", value_parser = workload::nodes, allow_hyphen_values = true)]
-    from: Nodes,
-    /// Nodes after (document 002: 11)
-    #[arg(long, value_name = "NODES", default_value = "11", value_parser = workload::nodes, allow_hyphen_values = true)]
-    to: Nodes,
-    /// Prefix for nodes given as a count (default: none, nodes 0 … N-1 as in document 002)
-    #[arg(long, default_value = "")]
-    name_prefix: String,
+    #[command(flatten)]
+    nodes: workload::Change,
     /// Weights of the --to nodes, one each, e.g. 1,1,2 (weighted variant; default: unweighted)
     #[arg(long, value_delimiter = ',', value_name = "W,W,…", allow_negative_numbers = true)]
     weights: Option<Vec<f64>>,
@@ -43,7 +36,7 @@ struct Params {
 }
 
 pub fn run(a: &Args, json: bool) -> Run {
-    let (from, to) = (a.from.names(&a.name_prefix), a.to.names(&a.name_prefix));
+    let (from, to) = a.nodes.names();
     // Names first (before, then after), then the weights.
     let mut before = Rendezvous::named(from.clone()).map_err(from_flag("--from"))?;
     let mut after = Rendezvous::named(to.clone()).map_err(from_flag("--to"))?;

@@ -3,7 +3,7 @@
 
 use crate::change::Change;
 use crate::output::{from_flag, Output, Run};
-use crate::workload::{self, defaults, Nodes, Workload};
+use crate::workload::{self, defaults, Workload};
 use clap::Args as ClapArgs;
 use reshard::present::{pct, thousands, Table};
 use reshard::schemes::shards::{DEFAULT_SEED, DEFAULT_SHARDS};
@@ -22,15 +22,8 @@ pub struct Args {
     /// Number of fixed shards S; a key's shard is md5 % S (document 004: 1000; at most 10,000,000)
     #[arg(long, default_value_t = DEFAULT_SHARDS, value_parser = workload::size, allow_negative_numbers = true)]
     shards: usize,
-    /// Nodes before; shard s starts on node s % N (document 004: 10)
-    #[arg(long, value_name = "NODES", default_value = "10", value_parser = workload::nodes, allow_hyphen_values = true)]
-    from: Nodes,
-    /// Nodes after; shards are rebalanced to within one of even (document 004: 11)
-    #[arg(long, value_name = "NODES", default_value = "11", value_parser = workload::nodes, allow_hyphen_values = true)]
-    to: Nodes,
-    /// Prefix for nodes given as a count (default: none, nodes 0 … N-1)
-    #[arg(long, default_value = "")]
-    name_prefix: String,
+    #[command(flatten)]
+    nodes: workload::Change,
     /// Seed of the Python-compatible shuffle that picks which shards move (document 004: 42)
     #[arg(long, default_value_t = DEFAULT_SEED, value_parser = workload::seed, allow_negative_numbers = true)]
     seed: u64,
@@ -47,23 +40,13 @@ struct Params {
     shards_after: Vec<usize>,
 }
 
-/// `names` with `shards` shards, shard `s` on node `s % N`.
-fn laid_out(names: Vec<String>, shards: usize, seed: u64) -> Result<FixedShards, reshard::Error> {
-    // `named` lays out DEFAULT_SHARDS first, which refuses more than 1000
-    // nodes before `with_shards` could raise the count: lay out one node
-    // first, then check and build the table for all of them.
-    FixedShards::new(1)?.with_shards(shards)?;
-    if names.len() > shards {
-        return Err(reshard::Error::MoreNodesThanShards { nodes: names.len(), shards });
-    }
-    let n = names.len().max(1);
-    let table = (0..shards).map(|s| (s % n) as reshard::NodeId).collect();
-    Ok(FixedShards::from_table(names, table)?.with_seed(seed))
-}
-
 pub fn run(a: &Args, json: bool) -> Run {
-    let before = laid_out(a.from.names(&a.name_prefix), a.shards, a.seed).map_err(from_flag("--from"))?;
-    let after = before.rebalance_to(a.to.names(&a.name_prefix)).map_err(from_flag("--to"))?;
+    let (from, to) = a.nodes.names();
+    let before = FixedShards::named(from)
+        .and_then(|f| f.with_shards(a.shards))
+        .map(|f| f.with_seed(a.seed))
+        .map_err(from_flag("--from"))?;
+    let after = before.rebalance_to(to).map_err(from_flag("--to"))?;
     let keys = a.work.hashed()?;
     let params = Params {
         shards: before.shard_count(),

@@ -63,6 +63,28 @@ NODES (--from, --to) is either a count or a list of names:
 Nodes are matched by name: a name in --to but not in --from was added, a name
 in --from but not in --to was removed. At most 4,096 nodes.";
 
+/// The nodes before and after a change, as typed (`--from`, `--to`, and the
+/// prefix of numbered nodes). Defaults 10 → 11, the documents' growth step.
+#[derive(Args, Debug)]
+pub struct Change {
+    /// Nodes before (documents 002 and 004: 10)
+    #[arg(long, value_name = "NODES", default_value = "10", value_parser = nodes, allow_hyphen_values = true)]
+    pub from: Nodes,
+    /// Nodes after (documents 002 and 004: 11)
+    #[arg(long, value_name = "NODES", default_value = "11", value_parser = nodes, allow_hyphen_values = true)]
+    pub to: Nodes,
+    /// Prefix for nodes given as a count (default: none, nodes 0 … N-1)
+    #[arg(long, default_value = "")]
+    pub name_prefix: String,
+}
+
+impl Change {
+    /// The names before and after.
+    pub fn names(&self) -> (Vec<String>, Vec<String>) {
+        (self.from.names(&self.name_prefix), self.to.names(&self.name_prefix))
+    }
+}
+
 /// A side of a change as typed: a count or a list of names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Nodes {
