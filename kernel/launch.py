@@ -104,6 +104,19 @@ def write_config(dest: Path) -> None:
             (dest / name).unlink()
 
 
+def rust_libdir(env: dict) -> str | None:
+    """`rustc --print target-libdir`: where libstd-*.so lives."""
+    rustc = shutil.which("rustc", path=env.get("PATH"))
+    if not rustc:
+        return None
+    try:
+        out = subprocess.run([rustc, "--print", "target-libdir"], capture_output=True, text=True,
+                             env=env, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
 def find_evcxr(given: str | None) -> str | None:
     if given and os.path.exists(given):
         return given
@@ -124,6 +137,14 @@ def launch(evcxr_given: str | None, evcxr_args: list[str]) -> int:
     slot, _lock = claim_slot(kernels_root() / folder_key(Path.cwd().resolve()))
     if slot is not None:
         env.setdefault("EVCXR_TMPDIR", str(slot / "build"))
+        # evcxr 0.22 loads each cell's libcode_N.so from target/<host>/debug/, but rustc
+        # wrote its relative rpath ($ORIGIN/../..) for debug/deps/, one level deeper. In
+        # a shallow /tmp/.tmpXXXX the extra ".." stops at / and still lands right; in a
+        # directory under $HOME it misses and dlopen can't find libstd-*.so. Name the
+        # directory explicitly (Linux/BSD; macOS and Windows load differently).
+        libdir = rust_libdir(env) if sys.platform != "darwin" and os.name != "nt" else None
+        if libdir:
+            env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (libdir, env.get("LD_LIBRARY_PATH")) if p)
         if "EVCXR_CONFIG_DIR" not in env:
             write_config(slot / "config")
             env["EVCXR_CONFIG_DIR"] = str(slot / "config")

@@ -6,7 +6,8 @@ and Run All Cells does), with cwd = the notebook's folder, and times:
   start    kernel start until it answers (includes evcxr's init.evcxr)
   first    the first code cell (`:dep reshard = ...`: builds or reuses the crate)
   whole    start + every code cell: what "Restart Kernel and Run All" costs
-  cpu      CPU seconds of the kernel and the cargo/rustc it ran (Linux): unlike wall
+  cpu      CPU seconds of the kernel, the cargo/rustc it ran and the process that runs
+           the cells (Linux): unlike wall
            times, they hardly change when the machine is busy
   median   the median code cell of the run, and the slowest one (with its index)
 
@@ -50,13 +51,18 @@ def kernel_env(extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
-def cpu_seconds(pid: int | None) -> float | None:
-    """CPU used so far by the kernel and its finished children (cargo, rustc): Linux only.
+def cpu_seconds(pid: int | None, live_children: bool = True) -> float | None:
+    """CPU used so far by the kernel and all its processes, finished (cargo, rustc) or
+    still running (evcxr's execution process): Linux only, else None.
 
     Wall times swing with other load on a shared machine; this doesn't."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+        total = sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+        for task in Path(f"/proc/{pid}/task").iterdir() if live_children else ():
+            for child in (task / "children").read_text().split():
+                total += cpu_seconds(int(child)) or 0.0
+        return total
     except (OSError, ValueError, TypeError, IndexError):
         return None
 
@@ -89,12 +95,14 @@ def run_once(path: Path, kernel: str, env: dict[str, str], only_first: bool = Fa
         start = time.monotonic() - t0
         pid = kernel_pid(client)
         start_cpu = cpu_seconds(pid)
+        build0 = cpu_seconds(pid, live_children=False)
         for i in cells:
             t, c = time.monotonic(), cpu_seconds(pid)
             client.execute_cell(nb.cells[i], i)
             times.append(time.monotonic() - t)
             c2 = cpu_seconds(pid)
             cpu.append(None if c is None or c2 is None else c2 - c)
+        build1 = cpu_seconds(pid, live_children=False)
     slowest = max(range(len(times)), key=times.__getitem__)
     return {
         "start": start,
@@ -108,6 +116,8 @@ def run_once(path: Path, kernel: str, env: dict[str, str], only_first: bool = Fa
         "first_cpu": cpu[0],
         "whole_cpu": None if None in cpu or start_cpu is None else start_cpu + sum(cpu),
         "cells_cpu": cpu,
+        # the kernel and its finished children only (not the process running the cells)
+        "build_cpu": None if build0 is None or build1 is None else start_cpu + build1 - build0,
     }
 
 
