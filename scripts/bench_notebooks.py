@@ -67,6 +67,14 @@ def cpu_seconds(pid: int | None, live_children: bool = True) -> float | None:
         return None
 
 
+def own_cpu(pid: int | None) -> float | None:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, TypeError, IndexError):
+        return None
+
+
 def kernel_pid(client) -> int | None:
     try:
         return client.km.provisioner.process.pid
@@ -103,6 +111,7 @@ def run_once(path: Path, kernel: str, env: dict[str, str], only_first: bool = Fa
             c2 = cpu_seconds(pid)
             cpu.append(None if c is None or c2 is None else c2 - c)
         build1 = cpu_seconds(pid, live_children=False)
+        own = own_cpu(pid)
     slowest = max(range(len(times)), key=times.__getitem__)
     return {
         "start": start,
@@ -118,6 +127,8 @@ def run_once(path: Path, kernel: str, env: dict[str, str], only_first: bool = Fa
         "cells_cpu": cpu,
         # the kernel and its finished children only (not the process running the cells)
         "build_cpu": None if build0 is None or build1 is None else start_cpu + build1 - build0,
+        # evcxr_jupyter's own process (rust-analyzer, code generation), whole run
+        "evcxr_cpu": own,
     }
 
 

@@ -123,7 +123,7 @@ class Report:
         self.rows.append((status, what, detail, fix))
 
     def print(self, problems_only: bool = False) -> None:
-        rows = [r for r in self.rows if r[0] != "ok"] if problems_only else self.rows
+        rows = [r for r in self.rows if r[0] not in ("ok", "opt")] if problems_only else self.rows
         if not problems_only:
             print(f"reshard doctor ({REPO})")
         for status, what, detail, fix in rows:
@@ -244,7 +244,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--before-setup", action="store_true",
                     help="what `make setup` installs is reported as todo, not as a failure")
-    ap.add_argument("--problems-only", action="store_true", help="print only what is not ok")
+    ap.add_argument("--problems-only", action="store_true", help="print only what needs doing (not the optional tools)")
     ap.add_argument("--venv", type=Path, default=VENV, help="the project virtualenv (default: .venv)")
     args = ap.parse_args(argv)
     VENV = args.venv.resolve()
