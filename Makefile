@@ -42,11 +42,14 @@ $(VENV_STAMP): $(REQUIREMENTS)
 	$(VPY) -m pip install --disable-pip-version-check -q -r $(REQUIREMENTS)
 	@touch $@
 
-# How evcxr_jupyter is compiled: cargo reads these profile overrides from the
-# environment (README, "What the first run costs", has the measurements).
-EVCXR_PROFILE := CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
+# How evcxr_jupyter is compiled. Empty = cargo's release profile (opt-level 3). Measured on
+# 2 cores (README, "What the first run costs"): the default took 7 min 06 s / 12.7 CPU-min;
+# opt-level 1 did not build measurably faster here and made every notebook run cost 10-15%
+# more CPU (evcxr's embedded rust-analyzer runs slower), so it is not used. To try it:
+#   make evcxr EVCXR_PROFILE="CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16"
+EVCXR_PROFILE :=
 # CPU-minutes that build takes; wall time is about that / min(0.9 x cores, 4) on an idle machine.
-EVCXR_BUILD_CPU_MIN := 12
+EVCXR_BUILD_CPU_MIN := 13
 NPROC := $(shell nproc 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 2)
 
 evcxr:
@@ -55,7 +58,7 @@ evcxr:
 	else \
 	  echo "Building evcxr_jupyter $(EVCXR_VERSION), the Rust kernel for Jupyter, with cargo (once; later runs skip this)."; \
 	  echo "  why: the notebooks run on it, and it is not on PATH or in ~/.cargo/bin"; \
-	  echo "  how: cargo install --locked evcxr_jupyter --version $(EVCXR_VERSION), with $(EVCXR_PROFILE)"; \
+	  echo "  how: cargo install --locked evcxr_jupyter --version $(EVCXR_VERSION) $(if $(EVCXR_PROFILE),with $(EVCXR_PROFILE),(release profile))"; \
 	  par=$$(( $(NPROC) * 9 )); [ $$par -gt 40 ] && par=40; \
 	  echo "  expected: about $(EVCXR_BUILD_CPU_MIN) CPU-minutes, so about $$(( ($(EVCXR_BUILD_CPU_MIN) * 10 + par - 1) / par )) minutes on this machine's $(NPROC) cores if idle (longer if busy)"; \
 	  echo "  (conda users: environment.yml installs conda-forge's prebuilt evcxr instead)"; \
