@@ -30,6 +30,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -134,25 +135,29 @@ def launch(evcxr_given: str | None, evcxr_args: list[str]) -> int:
     cargo_bin = str(Path.home() / ".cargo" / "bin")
     if cargo_bin not in env.get("PATH", "").split(os.pathsep):
         env["PATH"] = env.get("PATH", "") + os.pathsep + cargo_bin  # cargo, rustc under rustup
-    slot, _lock = claim_slot(kernels_root() / folder_key(Path.cwd().resolve()))
+    cwd = Path.cwd().resolve()
+    if cwd.is_relative_to(Path(tempfile.gettempdir()).resolve()):
+        slot, _lock = None, None  # a notebook in a temporary folder (tests): nothing worth keeping
+    else:
+        slot, _lock = claim_slot(kernels_root() / folder_key(cwd))
     if slot is not None:
         env.setdefault("EVCXR_TMPDIR", str(slot / "build"))
+        if "EVCXR_CONFIG_DIR" not in env:
+            write_config(slot / "config")
+            env["EVCXR_CONFIG_DIR"] = str(slot / "config")
+    elif "EVCXR_CONFIG_DIR" not in env:
+        conf = Path(tempfile.mkdtemp(prefix="reshard-evcxr-config-"))
+        write_config(conf)
+        env["EVCXR_CONFIG_DIR"] = str(conf)
+    if env.get("EVCXR_TMPDIR") and sys.platform != "darwin" and os.name != "nt":
         # evcxr 0.22 loads each cell's libcode_N.so from target/<host>/debug/, but rustc
         # wrote its relative rpath ($ORIGIN/../..) for debug/deps/, one level deeper. In
         # a shallow /tmp/.tmpXXXX the extra ".." stops at / and still lands right; in a
         # directory under $HOME it misses and dlopen can't find libstd-*.so. Name the
         # directory explicitly (Linux/BSD; macOS and Windows load differently).
-        libdir = rust_libdir(env) if sys.platform != "darwin" and os.name != "nt" else None
+        libdir = rust_libdir(env)
         if libdir:
             env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (libdir, env.get("LD_LIBRARY_PATH")) if p)
-        if "EVCXR_CONFIG_DIR" not in env:
-            write_config(slot / "config")
-            env["EVCXR_CONFIG_DIR"] = str(slot / "config")
-    elif "EVCXR_CONFIG_DIR" not in env:
-        import tempfile
-        conf = Path(tempfile.mkdtemp(prefix="reshard-evcxr-config-"))
-        write_config(conf)
-        env["EVCXR_CONFIG_DIR"] = str(conf)
     os.execve(evcxr, [evcxr, *evcxr_args], env)
     return 1  # not reached
 

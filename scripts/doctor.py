@@ -144,7 +144,7 @@ def check(before_setup: bool) -> Report:
     wanted, _ = crate_rust_version()
     source = "Cargo.toml rust-version"
     if not wanted:
-        wanted, source = FALLBACK_RUST_VERSION, f"no rust-version in Cargo.toml; evcxr needs {FALLBACK_RUST_VERSION}"
+        wanted, source = FALLBACK_RUST_VERSION, "Cargo.toml has no rust-version; evcxr 0.22 cells are edition 2024"
     rustc = which("rustc")
     rustc_v = run([rustc, "--version"]) if rustc else None
     fix_rust = "rustup update stable" if which("rustup") else "install Rust from https://rustup.rs"
