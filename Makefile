@@ -1,12 +1,14 @@
 # reshard: Rust crate + Jupyter notebooks on the evcxr Rust kernel.
 #
-#   make lab        set up (first time only), then JupyterLab on notebooks/
-#   make test       rustfmt, cargo test (with and without default features), clippy, notebook checks
+#   make lab        check the machine, set up (first time only), then JupyterLab on notebooks/
+#   make test       rustfmt, cargo test (with and without default features), clippy, set-up and notebook checks
 #   make notebooks  re-execute notebooks/*.ipynb in place (commit the result)
 #   make handouts   execute notebooks, write handouts/*.html
 #   make index      regenerate notebooks/00-index.ipynb and README's notebook list
 #   make check NB=notebooks/x.ipynb   check one notebook
 #   make setup      venv + evcxr_jupyter + Rust kernelspec (idempotent)
+#   make doctor     is everything there? one screen, with the fix for each problem
+#   make bench-notebooks   time each notebook on a restarted kernel (cold and warm cache)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -27,10 +29,10 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 # Steps run in the order written, even under -j.
 .NOTPARALLEL:
 
-.PHONY: help setup evcxr kernel lab test fmt cargo-test clippy nbtest notebooks handouts check index clean
+.PHONY: help setup evcxr kernel doctor lab test fmt cargo-test clippy setup-test nbtest notebooks handouts check index bench-notebooks clean
 
 help:
-	@sed -n '3,10s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,12s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
 setup: $(VENV_STAMP) evcxr kernel
 
@@ -40,37 +42,50 @@ $(VENV_STAMP): $(REQUIREMENTS)
 	$(VPY) -m pip install --disable-pip-version-check -q -r $(REQUIREMENTS)
 	@touch $@
 
+# How evcxr_jupyter is compiled. Empty = cargo's release profile (opt-level 3). Measured on
+# 2 cores (README, "What the first run costs"): the default took 7 min 06 s / 12.7 CPU-min;
+# opt-level 1 could not be shown to build faster here (measured under heavy load) and made every
+# notebook run cost ~10% more CPU (evcxr's embedded rust-analyzer runs slower), so it is not
+# used. To try it:
+#   make evcxr EVCXR_PROFILE="CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16"
+EVCXR_PROFILE :=
+# CPU-minutes that build takes; wall time is about that / min(0.9 x cores, 4) on an idle machine.
+EVCXR_BUILD_CPU_MIN := 13
+NPROC := $(shell nproc 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 2)
+
 evcxr:
 	@if command -v evcxr_jupyter >/dev/null 2>&1; then \
 	  echo "evcxr_jupyter: $$(command -v evcxr_jupyter)"; \
 	else \
-	  echo "Installing evcxr_jupyter $(EVCXR_VERSION) with cargo (about 10 minutes on 2 cores)..."; \
-	  cargo install --locked evcxr_jupyter --version $(EVCXR_VERSION); \
+	  echo "Building evcxr_jupyter $(EVCXR_VERSION), the Rust kernel for Jupyter, with cargo (once; later runs skip this)."; \
+	  echo "  why: the notebooks run on it, and it is not on PATH or in ~/.cargo/bin"; \
+	  echo "  how: cargo install --locked evcxr_jupyter --version $(EVCXR_VERSION) $(if $(EVCXR_PROFILE),with $(EVCXR_PROFILE),(release profile))"; \
+	  par=$$(( $(NPROC) * 9 )); [ $$par -gt 40 ] && par=40; \
+	  echo "  expected: about $(EVCXR_BUILD_CPU_MIN) CPU-minutes, so about $$(( ($(EVCXR_BUILD_CPU_MIN) * 10 + par - 1) / par )) minutes on this machine's $(NPROC) cores if idle (longer if busy)"; \
+	  echo "  (conda users: environment.yml installs conda-forge's prebuilt evcxr instead)"; \
+	  env $(EVCXR_PROFILE) cargo install --locked evcxr_jupyter --version $(EVCXR_VERSION); \
 	fi
 
-define HAS_KERNEL
-import json, os, shutil, sys
-spec = json.load(sys.stdin)["kernelspecs"].get(sys.argv[1])
-argv0 = spec and spec["spec"]["argv"][0]
-sys.exit(not (argv0 and (os.path.exists(argv0) or shutil.which(argv0))))
-endef
-export HAS_KERNEL
-
+# The kernelspec `rust` in .venv/share/jupyter/kernels (the venv's Jupyter finds it
+# before ~/.local/share/jupyter): it starts evcxr_jupyter through kernel/launch.py,
+# which keeps each notebook folder's build directory and adds kernel/init.evcxr.
+# Rewritten every time (cheap), so it always points at this checkout and binary.
 kernel: $(VENV_STAMP) evcxr
-	@# present = listed and its evcxr_jupyter binary still exists
-	@if $(VENV)/bin/jupyter kernelspec list --json | $(VPY) -c "$$HAS_KERNEL" $(KERNEL); then \
-	  echo "Jupyter kernelspec '$(KERNEL)': present"; \
-	else \
-	  evcxr_jupyter --install; \
-	fi
+	@$(VPY) kernel/launch.py --prefix $(VENV) --evcxr "$$(command -v evcxr_jupyter)"
 
-lab: setup
+doctor:
+	@$(PYTHON) scripts/doctor.py
+
+lab:
+	@$(PYTHON) scripts/doctor.py --before-setup --problems-only
+	@$(MAKE) --no-print-directory setup
+	@$(PYTHON) scripts/doctor.py --problems-only
 	@mkdir -p notebooks
 	@echo "Starting JupyterLab on notebooks/; open the http://127.0.0.1:... URL with the token printed below."
 	$(VENV)/bin/jupyter lab --no-browser --ip=127.0.0.1 --ServerApp.root_dir=$(CURDIR)/notebooks \
 	  $$( [ "$$(id -u)" = 0 ] && echo --allow-root || true )
 
-test: setup fmt cargo-test clippy nbtest
+test: setup fmt cargo-test clippy setup-test nbtest
 
 fmt:
 	cargo fmt --check
@@ -85,6 +100,9 @@ cargo-test:
 clippy:
 	cargo clippy --all-targets -- -D warnings
 	cargo clippy --no-default-features --features redis --all-targets -- -D warnings
+
+setup-test: $(VENV_STAMP)
+	$(VPY) -m pytest tests/setup -v -rs --tb=short -p no:cacheprovider
 
 nbtest: setup
 	$(VPY) -m pytest tests/notebooks -v -rs --tb=short -p no:cacheprovider
@@ -101,6 +119,9 @@ check: setup
 
 index: $(VENV_STAMP)
 	$(VPY) scripts/notebook_index.py
+
+bench-notebooks: setup
+	$(VPY) scripts/bench_notebooks.py
 
 clean:
 	rm -rf handouts

@@ -1,0 +1,237 @@
+"""Start evcxr_jupyter for reshard's notebooks with a kept build directory.
+
+This is what the Jupyter kernelspec `rust` that `make setup` writes into
+.venv/share/jupyter/kernels/rust runs (see kernel/README.md). Standard library
+only. Before it hands over to evcxr_jupyter (exec, same process) it sets:
+
+EVCXR_TMPDIR     a build directory kept between kernels, one per notebook folder
+                 and per kernel running at the same time:
+                   ~/.cache/reshard/kernels/<folder>-<hash>/kernel-<n>/build
+                 A restarted kernel finds reshard, md-5, rayon... already built
+                 there, so cargo only checks fingerprints instead of recompiling
+                 the crate (evcxr normally builds in a fresh temporary directory
+                 that it deletes when the kernel stops). A lock file keeps two
+                 live kernels out of one directory. Unchanged if already set.
+EVCXR_CONFIG_DIR a directory with an init.evcxr made of kernel/init.evcxr followed
+                 by your own init.evcxr (your prelude.rs and evcxr.toml are
+                 copied too), so your evcxr settings still apply and win.
+                 Unchanged if already set (the notebook tests set their own).
+
+Also `launch.py --install --evcxr PATH --prefix DIR` writes the kernelspec.
+Delete ~/.cache/reshard/kernels at any time to get the disk space back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+INIT = HERE / "init.evcxr"
+KERNEL_NAME = "rust"
+MAX_KERNELS = 32  # live kernels per notebook folder before falling back to a throwaway dir
+
+
+def user_cache_dir() -> Path:
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+
+
+def user_evcxr_config_dir() -> Path:
+    """Where evcxr itself looks (Rust `dirs::config_dir()/evcxr`)."""
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "evcxr"
+    if os.name == "nt":
+        return Path(os.environ.get("APPDATA", Path.home())) / "evcxr"
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    return (Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".config") / "evcxr"
+
+
+def kernels_root() -> Path:
+    root = os.environ.get("RESHARD_KERNEL_CACHE")
+    return Path(root) if root else user_cache_dir() / "reshard" / "kernels"
+
+
+def folder_key(cwd: Path) -> str:
+    name = re.sub(r"[^A-Za-z0-9_.-]", "_", cwd.name) or "root"
+    return f"{name}-{hashlib.sha1(str(cwd).encode()).hexdigest()[:8]}"
+
+
+def claim_slot(folder: Path):
+    """(slot dir, open lock file) for the first kernel-<n> no live kernel holds."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock; let evcxr use a throwaway directory
+        return None, None
+    for n in range(MAX_KERNELS):
+        slot = folder / f"kernel-{n}"
+        slot.mkdir(parents=True, exist_ok=True)
+        lock = open(slot / ".lock", "w")
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            lock.close()
+            continue
+        # Inherited by evcxr_jupyter (exec) and its children: held until they exit.
+        os.set_inheritable(lock.fileno(), True)
+        lock.write(f"{os.getpid()}\n")
+        lock.flush()
+        return slot, lock
+    return None, None
+
+
+def write_config(dest: Path) -> None:
+    """kernel/init.evcxr, then the reader's own init.evcxr; their prelude and toml."""
+    dest.mkdir(parents=True, exist_ok=True)
+    parts = [f"// written by {Path(__file__).name} at kernel start: {INIT} then your own init.evcxr\n",
+             INIT.read_text(encoding="utf-8")]
+    own = user_evcxr_config_dir()
+    if (own / "init.evcxr").is_file():
+        parts.append(f"\n// from {own / 'init.evcxr'}\n" + (own / "init.evcxr").read_text(encoding="utf-8"))
+    (dest / "init.evcxr").write_text("".join(parts), encoding="utf-8")
+    for name in ("prelude.rs", "evcxr.toml"):
+        if (own / name).is_file():
+            shutil.copyfile(own / name, dest / name)
+        elif (dest / name).exists():
+            (dest / name).unlink()
+
+
+def rust_libdir(env: dict) -> str | None:
+    """`rustc --print target-libdir`: where libstd-*.so lives."""
+    rustc = shutil.which("rustc", path=env.get("PATH"))
+    if not rustc:
+        return None
+    try:
+        out = subprocess.run([rustc, "--print", "target-libdir"], capture_output=True, text=True,
+                             env=env, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None if out.returncode == 0 else None
+
+
+def find_evcxr(given: str | None) -> str | None:
+    if given and os.path.exists(given):
+        return given
+    cargo_bin = Path.home() / ".cargo" / "bin"
+    return shutil.which("evcxr_jupyter") or shutil.which("evcxr_jupyter", path=str(cargo_bin))
+
+
+def launch(evcxr_given: str | None, evcxr_args: list[str]) -> int:
+    evcxr = find_evcxr(evcxr_given)
+    if not evcxr:
+        print(f"reshard kernel: evcxr_jupyter not found (looked for {evcxr_given or 'it'} and on PATH). "
+              "Run `make setup` in the reshard folder.", file=sys.stderr)
+        return 1
+    env = dict(os.environ)
+    cargo_bin = str(Path.home() / ".cargo" / "bin")
+    if cargo_bin not in env.get("PATH", "").split(os.pathsep):
+        env["PATH"] = env.get("PATH", "") + os.pathsep + cargo_bin  # cargo, rustc under rustup
+    cwd = Path.cwd().resolve()
+    if cwd.is_relative_to(Path(tempfile.gettempdir()).resolve()):
+        slot, _lock = None, None  # a notebook in a temporary folder (tests): nothing worth keeping
+    else:
+        slot, _lock = claim_slot(kernels_root() / folder_key(cwd))
+    if slot is not None:
+        env.setdefault("EVCXR_TMPDIR", str(slot / "build"))
+        if "EVCXR_CONFIG_DIR" not in env:
+            write_config(slot / "config")
+            env["EVCXR_CONFIG_DIR"] = str(slot / "config")
+    elif "EVCXR_CONFIG_DIR" not in env:
+        conf = Path(tempfile.mkdtemp(prefix="reshard-evcxr-config-"))
+        write_config(conf)
+        env["EVCXR_CONFIG_DIR"] = str(conf)
+    if env.get("EVCXR_TMPDIR") and sys.platform != "darwin" and os.name != "nt":
+        # evcxr 0.22 loads each cell's libcode_N.so from target/<host>/debug/, but rustc
+        # wrote its relative rpath ($ORIGIN/../..) for debug/deps/, one level deeper. In
+        # a shallow /tmp/.tmpXXXX the extra ".." stops at / and still lands right; in a
+        # directory under $HOME it misses and dlopen can't find libstd-*.so. Name the
+        # directory explicitly (Linux/BSD; macOS and Windows load differently).
+        libdir = rust_libdir(env)
+        if libdir:
+            env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (libdir, env.get("LD_LIBRARY_PATH")) if p)
+    os.execve(evcxr, [evcxr, *evcxr_args], env)
+    return 1  # not reached
+
+
+def evcxr_version(evcxr: str) -> str | None:
+    """evcxr_jupyter has no --version: ask cargo's install record, else the binary."""
+    path = Path(evcxr).resolve()
+    record = path.parent.parent / ".crates2.json"  # <root>/bin/evcxr_jupyter -> <root>/.crates2.json
+    try:
+        for key in json.loads(record.read_text(encoding="utf-8")).get("installs", {}):
+            name, version = key.split()[:2]
+            if name == "evcxr_jupyter":
+                return version
+    except (OSError, ValueError, IndexError):
+        pass
+    try:  # panic locations keep the source path, e.g. .../evcxr_jupyter-0.22.0/src/core.rs
+        found = re.findall(rb"evcxr_jupyter-(\d+\.\d+\.\d+)[/\\]", path.read_bytes())
+    except OSError:
+        return None
+    return max(set(found), key=found.count).decode() if found else None
+
+
+def install(evcxr_given: str | None, prefix: Path, python: str) -> int:
+    """Write PREFIX/share/jupyter/kernels/rust/kernel.json pointing at this launcher."""
+    evcxr = find_evcxr(evcxr_given)
+    if not evcxr:
+        print("evcxr_jupyter not found: run `make evcxr` first.", file=sys.stderr)
+        return 1
+    evcxr = str(Path(evcxr).resolve())
+    data = prefix.resolve() / "share" / "jupyter"
+    kdir = data / "kernels" / KERNEL_NAME
+    if not (kdir / "logo-64x64.png").exists():
+        # evcxr writes its logos, kernel.js and version.txt where JUPYTER_PATH says.
+        subprocess.run([evcxr, "--install"], env={**os.environ, "JUPYTER_PATH": str(data)},
+                       check=True, stdout=subprocess.DEVNULL)
+    kdir.mkdir(parents=True, exist_ok=True)
+    spec = {
+        "argv": [python, str(Path(__file__).resolve()), "--evcxr", evcxr, "--",
+                 "--control_file", "{connection_file}"],
+        "display_name": "Rust",
+        "language": "rust",
+        "interrupt_mode": "message",
+        "metadata": {"reshard": {"evcxr_jupyter": evcxr, "evcxr_version": evcxr_version(evcxr),
+                                 "kernel_builds": str(kernels_root())}},
+    }
+    (kdir / "kernel.json").write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")
+    print(f"Jupyter kernelspec '{KERNEL_NAME}': {kdir} -> {evcxr} "
+          f"(builds kept in {kernels_root()})")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    evcxr = None
+    install_prefix = None
+    python = sys.executable
+    while argv and argv[0] != "--":
+        opt = argv.pop(0)
+        if opt == "--evcxr":
+            evcxr = argv.pop(0)
+        elif opt == "--install":
+            install_prefix = Path(sys.prefix)
+        elif opt == "--prefix":
+            install_prefix = Path(argv.pop(0))
+        elif opt == "--python":
+            python = argv.pop(0)
+        else:
+            print(f"launch.py: unknown option {opt}\n{__doc__}", file=sys.stderr)
+            return 2
+    if argv[:1] == ["--"]:
+        argv = argv[1:]
+    if install_prefix is not None:
+        return install(evcxr, install_prefix, python)
+    return launch(evcxr, argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
