@@ -134,7 +134,8 @@ pub fn emit(text: &str, html: &str) {
     println!("EVCXR_BEGIN_CONTENT text/html\n{html}\nEVCXR_END_CONTENT");
 }
 
-fn esc(s: &str) -> String {
+/// `s` as HTML text: `&`, `<` and `>` escaped.
+pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 

@@ -16,7 +16,7 @@
 //! assert!(edited.to_string().contains("keys 20,000 (document 100,000)"));
 //! ```
 
-use crate::present::tables::emit;
+use crate::present::tables::{emit, esc};
 use std::fmt;
 
 /// One parameter: its name, the document's value and this run's, printed.
@@ -150,7 +150,7 @@ impl Params {
     /// Show in the evcxr kernel (one line of text).
     pub fn evcxr_display(&self) {
         let text = self.to_string();
-        emit(&text, &format!("<p>{}</p>", text.replace('&', "&amp;").replace('<', "&lt;")));
+        emit(&text, &format!("<p>{}</p>", esc(&text)));
     }
 }
 
