@@ -110,8 +110,10 @@ nbtest: setup
 notebooks: setup
 	$(VPY) tests/notebooks/nbrun.py --inplace
 
-handouts: setup
-	$(VPY) tests/notebooks/nbrun.py --html handouts
+# Teacher's and student's editions (HTML, PDF where a Chromium is found, student .ipynb)
+# from the committed notebooks: scripts/handouts.py.
+handouts: $(VENV_STAMP)
+	$(VPY) scripts/handouts.py --out handouts
 
 check: setup
 	@test -n "$(NB)" || { echo "usage: make check NB=notebooks/x.ipynb"; exit 2; }

@@ -17,6 +17,7 @@
 //! let quiz = Quiz::new("hash % N").ask_modulo(&keys, 10, 12)?;
 //! let graded = quiz.grade(&[Guess::percent(83.0)]);
 //! assert_eq!(graded.correct(), 1); // 10 → 12 moves 1 − 10/60 ≈ 83.3%
+//! assert!(!quiz.table().to_string().contains("83")); // the sheet shows no answer
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
@@ -123,6 +124,17 @@ impl Quiz {
         Ok(self.ask(format!("{old} → {new} nodes with hash % N: what share of the keys moves?"), measured, 0.02))
     }
 
+    /// The question sheet: one numbered row per question, without the
+    /// answers (what a quiz cell shows before the reader answers).
+    pub fn table(&self) -> Table {
+        let mut t = Table::new(self.title.clone(), ["#", "question", "right within"]);
+        for (i, q) in self.questions.iter().enumerate() {
+            t.row([(i + 1).to_string(), q.text.clone(), format!("± {}", short_pct(q.tolerance))]);
+        }
+        t.note("answer in percent, in order: `quiz.grade(&[Guess::percent(…), …])`");
+        t
+    }
+
     /// The questions.
     pub fn questions(&self) -> &[Question] {
         &self.questions
@@ -183,4 +195,5 @@ impl Graded {
     }
 }
 
+shows_as_table!(Quiz);
 shows_as_table!(Graded);

@@ -1,0 +1,145 @@
+"""Write the teacher's and the student's edition of every notebook (`make handouts`).
+
+    handouts/teacher/NN-name.html   the committed notebook: every cell, every output
+    handouts/teacher/NN-name.pdf    the same, printed by a headless Chromium (A4 portrait)
+    handouts/student/NN-name.ipynb  to hand out and run: outputs cleared, answers removed
+    handouts/student/NN-name.html   … and printed, with an empty "Why?" box where a Why was
+    handouts/student/NN-name.pdf
+
+The committed notebooks are the teacher's edition (`make test` proves their outputs are what the
+crate computes today), so nothing is re-executed here. The student edition comes from the cell
+tags (tests/notebooks/teaching.py): a cell tagged `answer` is dropped, and a dropped markdown
+answer (a Why) leaves a box to write in; every output is cleared with nbconvert's
+ClearOutputPreprocessor, and `guess` cells stay for the reader to fill in.
+
+Pages fit A4 and Letter portrait (A4 is the narrower): code and text outputs are at most 100
+columns (the teaching rules check that), set in a monospace font small enough for 100 columns to
+fit 186 mm, tables wrap, images scale to the page. The HTML needs no network: the CDN scripts
+nbconvert adds (require.js, MathJax) are removed, and the notebooks write formulas in Unicode.
+
+PDFs need Chromium (`chromium`, `chromium-browser`, `google-chrome`, or $CHROMIUM); without one
+the HTML is still written and a message says how to get the PDFs (Debian: apt install chromium).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+from nbconvert import HTMLExporter
+from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocessor
+
+REPO = Path(__file__).resolve().parent.parent
+
+# A4 minus 12 mm margins is 186 mm = 703 CSS px; 100 columns of a monospace font whose
+# glyphs are 0.6 em wide fit in 703 px at 11.5 px.
+PRINT_CSS = """
+<style>
+@page { size: A4 portrait; margin: 12mm; }
+html, body { max-width: 703px; margin: 0 auto; }
+body { font-size: 13px; }
+.jp-InputPrompt, .jp-OutputPrompt { display: none !important; }
+.jp-Cell, .jp-Notebook { padding-left: 0 !important; padding-right: 0 !important; }
+.jp-Notebook { padding: 0 !important; }
+pre, code, .jp-CodeMirrorEditor, .highlight pre, .jp-OutputArea-output pre {
+  font-size: 11.4px !important; line-height: 1.3 !important;
+  white-space: pre-wrap !important; overflow-wrap: anywhere; }
+.jp-OutputArea-output { overflow-x: visible !important; }
+img, svg { max-width: 100% !important; height: auto !important; }
+table { max-width: 100% !important; table-layout: auto; border-collapse: collapse; }
+td, th { overflow-wrap: anywhere; font-size: 12px; }
+.jp-Cell { break-inside: avoid-page; }
+.why-box { border: 1px solid #555; min-height: 7em; margin: 0.5em 0; padding: 0.4em; }
+.edition { font-size: 11px; color: #444; border-bottom: 1px solid #999; margin-bottom: 1em; }
+</style>
+"""
+
+WHY_BOX = '**Why?** Write the reason in your own words.\n\n<div class="why-box"></div>'
+
+
+def find_chromium() -> str | None:
+    for name in [os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]:
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+def student_edition(nb):
+    """Outputs cleared, `answer` cells removed (a markdown answer leaves a Why? box)."""
+    nb = copy.deepcopy(nb)
+    cells = []
+    for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if "answer" in tags:
+            if cell.cell_type == "markdown":
+                box = nbformat.v4.new_markdown_cell(WHY_BOX)
+                box.metadata["tags"] = ["why-box"]
+                cells.append(box)
+            continue
+        cells.append(cell)
+    nb.cells = cells
+    nb, _ = TagRemovePreprocessor(remove_cell_tags={"answer"}).preprocess(nb, {})
+    nb, _ = ClearOutputPreprocessor().preprocess(nb, {})
+    return nb
+
+
+def to_html(nb, edition: str) -> str:
+    body, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
+    # No network at print time: drop the CDN scripts (nothing here needs them).
+    body = re.sub(r'<script[^>]*src="https?://[^"]*"[^>]*>\s*</script>', "", body)
+    body = re.sub(r"<script[^>]*>\s*MathJax\.Hub\.Config.*?</script>", "", body, flags=re.S)
+    body = body.replace("</head>", PRINT_CSS + "</head>", 1)
+    label = {"teacher": "Teacher's edition: every answer and output.",
+             "student": "Student's edition: run the cells, write your guesses, explain why."}[edition]
+    return re.sub(r"(<body[^>]*>)", rf'\1<div class="edition">reshard · {label}</div>', body, count=1)
+
+
+def print_pdf(chromium: str, html: Path, pdf: Path) -> None:
+    with tempfile.TemporaryDirectory() as profile:
+        cmd = [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
+               f"--user-data-dir={profile}", f"--print-to-pdf={pdf}", html.resolve().as_uri()]
+        subprocess.run(cmd, check=True, capture_output=True, timeout=180)
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("notebooks", nargs="*", type=Path)
+    ap.add_argument("--out", type=Path, default=REPO / "handouts")
+    ap.add_argument("--pdf", choices=["auto", "never", "always"], default="auto",
+                    help="auto: PDFs when a Chromium is found (default)")
+    args = ap.parse_args(argv)
+    notebooks = args.notebooks or sorted((REPO / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+    chromium = find_chromium() if args.pdf != "never" else None
+    if args.pdf == "always" and not chromium:
+        print("no Chromium found for the PDFs: install one (Debian: apt install chromium) or set CHROMIUM")
+        return 2
+    for edition in ("teacher", "student"):
+        (args.out / edition).mkdir(parents=True, exist_ok=True)
+    for path in notebooks:
+        nb = nbformat.read(path, as_version=4)
+        editions = {"teacher": nb, "student": student_edition(nb)}
+        nbformat.write(editions["student"], args.out / "student" / path.name)
+        for edition, book in editions.items():
+            html = args.out / edition / (path.stem + ".html")
+            html.write_text(to_html(book, edition))
+            written = [html.name]
+            if chromium:
+                print_pdf(chromium, html, html.with_suffix(".pdf"))
+                written.append(html.with_suffix(".pdf").name)
+            print(f"{edition:>7}: {', '.join(written)}")
+    if not chromium and args.pdf == "auto":
+        print("PDFs skipped: no Chromium found (Debian: apt install chromium; or set CHROMIUM=/path)")
+    print(f"handouts in {args.out}/teacher and {args.out}/student")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

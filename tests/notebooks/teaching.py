@@ -1,0 +1,192 @@
+"""The teaching rules every committed notebook keeps (issue "Teach, don't tell").
+
+Static checks on a notebook's JSON, no kernel needed; `make test` runs them on
+every notebook (tests/notebooks/test_teaching.py) and so can you:
+
+    .venv/bin/python tests/notebooks/teaching.py notebooks/*.ipynb
+
+Cell tags (JupyterLab: property inspector -> Cell Tags) carry the structure:
+
+  parameters  the one code cell with the notebook's parameters
+  predict     a markdown cell asking a question, and nothing else
+  guess       the short code cell right after a Predict where the reader
+              writes a guess (`let guess = Guess::none();`)
+  answer      a cell that gives an answer away: a Why, or a check table that
+              sets the document's figures beside this run. The student
+              edition (`make handouts`) drops it (a Why becomes an empty
+              "Why?" box); every Predict needs one before the next Predict.
+  run-dependent  output not compared (see README.md)
+
+Rules (each message says what to change):
+  - the title (the first `# ` heading) asks a question: it ends with "?";
+  - code cells have at most 15 lines, code lines at most 100 characters;
+  - text outputs are at most 100 columns wide (they must fit a printed page);
+  - every image is at most 300 KB;
+  - a markdown cell is not both a Predict and a Why;
+  - every `predict` cell is followed by a `guess` code cell, and an `answer`
+    cell comes before the next `predict`;
+  - no committed output shows "≠": under the document's parameters a check row
+    is ✓, or `.corrected("why")` when the document is wrong;
+  - no LaTeX math (`$…$`): it needs MathJax from the network to print; write
+    formulas in Unicode (1 − min/lcm, √n, ≈);
+  - the same words for the same things (see the glossary in 00-index.ipynb),
+    and every notebook links to that glossary.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import re
+import sys
+from pathlib import Path
+
+MAX_CELL_LINES = 15
+MAX_LINE = 100
+MAX_OUTPUT_COLS = 100
+MAX_IMAGE_BYTES = 300_000
+GLOSSARY_LINK = "00-index.ipynb#Glossary"
+
+# Words this tutorial does not use, and the word it uses instead.
+VOCABULARY = {
+    r"\bleast possible\b": "floor",
+    r"\bideal share\b": "floor",
+    r"\bbetween (the )?nodes that stayed\b": "churn (keys moving between old nodes)",
+    r"\bkey_count\b": "n_keys",
+}
+CODE_VOCABULARY = {
+    r"\blet\s+(mut\s+)?keys\s*:\s*usize\b": "n_keys (the key count); `keys` is the hashed key set",
+    r"\bkey_count\b": "n_keys",
+}
+
+
+def text(src) -> str:
+    return "".join(src) if isinstance(src, list) else (src or "")
+
+
+def tags(cell) -> list[str]:
+    return cell.get("metadata", {}).get("tags", []) or []
+
+
+def strip_code(md: str) -> str:
+    """Markdown without fenced blocks and `code` spans."""
+    md = re.sub(r"```.*?```", "", md, flags=re.S)
+    return re.sub(r"`[^`\n]*`", "", md)
+
+
+def output_texts(out) -> list[str]:
+    """The plain texts a reader sees (or could see) of one output."""
+    if out.get("output_type") == "stream":
+        return [text(out.get("text"))] if out.get("name") == "stdout" else []
+    data = out.get("data", {})
+    if "text/html" in data or "image/svg+xml" in data or "image/png" in data:
+        return []
+    return [text(data.get("text/plain"))]
+
+
+def image_sizes(out) -> list[int]:
+    data = out.get("data", {})
+    sizes = []
+    for mime in ("image/png", "image/jpeg"):
+        if mime in data:
+            sizes.append(len(base64.b64decode(text(data[mime]))))
+    if "image/svg+xml" in data:
+        sizes.append(len(text(data["image/svg+xml"]).encode()))
+    for uri in re.findall(r"data:image/[a-z+]+;base64,([A-Za-z0-9+/=]+)", text(data.get("text/html"))):
+        sizes.append(len(base64.b64decode(uri)))
+    return sizes
+
+
+def all_output_text(out) -> str:
+    if out.get("output_type") == "stream":
+        return text(out.get("text"))
+    data = out.get("data", {})
+    return text(data.get("text/plain")) + text(data.get("text/html"))
+
+
+def problems(path: Path) -> list[str]:
+    nb = json.loads(Path(path).read_text())
+    cells = nb["cells"]
+    found: list[str] = []
+
+    def say(i, msg):
+        found.append(f"{Path(path).name} cell {i}: {msg}")
+
+    title = next((l for c in cells if c["cell_type"] == "markdown"
+                  for l in text(c["source"]).splitlines() if l.startswith("# ")), None)
+    if title is None:
+        say(0, "no title: start the first markdown cell with a `# ` heading that asks the question")
+    elif not title.rstrip().endswith("?"):
+        say(0, f"the title states instead of asking: end {title!r} with a question mark")
+
+    links_glossary = any(GLOSSARY_LINK in text(c["source"]) for c in cells)
+    if not links_glossary and not Path(path).name.startswith("00-"):
+        say(len(cells) - 1, f"no link to the glossary: add [glossary]({GLOSSARY_LINK})")
+
+    for i, c in enumerate(cells):
+        src = text(c["source"])
+        t = tags(c)
+        if c["cell_type"] == "code":
+            lines = src.rstrip("\n").splitlines()
+            if len(lines) > MAX_CELL_LINES:
+                say(i, f"{len(lines)} lines of code: keep a cell to {MAX_CELL_LINES} (move the work into the crate)")
+            for n, line in enumerate(lines, 1):
+                if len(line) > MAX_LINE:
+                    say(i, f"line {n} is {len(line)} characters: break it at {MAX_LINE}")
+            for pattern, use in CODE_VOCABULARY.items():
+                if re.search(pattern, src):
+                    say(i, f"code uses {re.search(pattern, src).group(0)!r}: call it {use}")
+            for out in c.get("outputs", []):
+                for body in output_texts(out):
+                    wide = [l for l in body.splitlines() if len(l) > MAX_OUTPUT_COLS]
+                    if wide:
+                        say(i, f"an output line is {len(wide[0])} columns: print at most {MAX_OUTPUT_COLS} "
+                               f"(a narrower table, or an HTML table): {wide[0][:60]!r}…")
+                for size in image_sizes(out):
+                    if size > MAX_IMAGE_BYTES:
+                        say(i, f"an image is {size:,} bytes: keep plots under {MAX_IMAGE_BYTES:,}")
+                if "run-dependent" not in t and "≠" in all_output_text(out):
+                    say(i, "an output shows ≠ under the committed parameters: fix the figure, or mark the "
+                           "check `.corrected(\"why\")` if the document is wrong")
+        else:
+            plain = strip_code(src)
+            if "$" in plain:
+                say(i, "LaTeX math ($…$) does not print offline: write the formula in Unicode")
+            for pattern, use in VOCABULARY.items():
+                m = re.search(pattern, plain, flags=re.I)
+                if m:
+                    say(i, f"says {m.group(0)!r}: this tutorial calls it {use} (glossary)")
+            if re.search(r"\*\*Predict", src) and re.search(r"\*\*Why", src):
+                say(i, "one cell holds a Predict and a Why: split them so each can be hidden alone")
+            for line in re.findall(r"```.*?```", src, flags=re.S):
+                for l in line.splitlines():
+                    if len(l) > MAX_LINE:
+                        say(i, f"a code block line is {len(l)} characters: break it at {MAX_LINE}")
+
+    predicts = [i for i, c in enumerate(cells) if "predict" in tags(c)]
+    for k, i in enumerate(predicts):
+        if cells[i]["cell_type"] != "markdown":
+            say(i, "a `predict` cell must be markdown (the question)")
+        if "answer" in tags(cells[i]):
+            say(i, "a cell can't be both `predict` and `answer`")
+        nxt = cells[i + 1] if i + 1 < len(cells) else None
+        if nxt is None or nxt["cell_type"] != "code" or "guess" not in tags(nxt):
+            say(i, "a Predict needs a `guess` code cell right after it (`let guess = Guess::none();`)")
+        end = predicts[k + 1] if k + 1 < len(predicts) else len(cells)
+        if not any("answer" in tags(cells[j]) for j in range(i + 1, end)):
+            say(i, "no `answer` cell (a Why) between this Predict and the next: tag the cell that answers it")
+    return found
+
+
+def main(argv: list[str]) -> int:
+    bad = 0
+    for p in argv:
+        for msg in problems(Path(p)):
+            print(msg)
+            bad += 1
+    print(f"{bad} problem(s)" if bad else "teaching rules: all kept")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
