@@ -55,8 +55,10 @@ pre, code, .jp-CodeMirrorEditor, .highlight pre, .jp-OutputArea-output pre {
 .jp-OutputArea-output { overflow-x: visible !important; }
 img, svg { max-width: 100% !important; height: auto !important; }
 table { max-width: 100% !important; table-layout: auto; border-collapse: collapse; }
-td, th { overflow-wrap: anywhere; font-size: 12px; }
-.jp-Cell { break-inside: avoid-page; }
+td, th { overflow-wrap: break-word; font-size: 12px; }
+.jp-InputArea, img, tr { break-inside: avoid-page; }
+.jp-InputArea-editor, .jp-CodeMirrorEditor, .highlight { padding-top: 2px !important; padding-bottom: 2px !important; }
+.highlight pre { margin: 0 !important; }
 .why-box { border: 1px solid #555; min-height: 7em; margin: 0.5em 0; padding: 0.4em; }
 .edition { font-size: 11px; color: #444; border-bottom: 1px solid #999; margin-bottom: 1em; }
 </style>

@@ -26,21 +26,28 @@ INDEX = NB_DIR / "00-index.ipynb"
 README = ROOT / "README.md"
 BEGIN, END = "<!-- notebooks:begin -->", "<!-- notebooks:end -->"
 
-INTRO = """# reshard — what moves when a cluster grows
+INTRO = """# reshard — what moves when a cluster grows?
 
 A cluster of 10 machines gets an eleventh. How many of its keys have to move, and where do they
-go? This tutorial answers with exact numbers, computed live by the Rust crate `reshard` in every
-notebook: `hash % N`, the consistent-hash ring with virtual nodes, rendezvous hashing, fixed shards,
-and then the schemes real systems use. It follows *Designing Data-Intensive Applications*
-(Kleppmann & Riccomini), ch. 7, and three short documents written around it.
+go? Each notebook here asks one form of that question about one placement scheme — `hash % N`, the
+consistent-hash ring with virtual nodes, rendezvous hashing, fixed shards, and the schemes real
+systems use — and answers it with exact numbers computed live by the Rust crate `reshard`. It
+follows *Designing Data-Intensive Applications* (Kleppmann & Riccomini), ch. 7 "Sharding", and
+three short documents written around it, each cited by its title in its notebook.
 
-**How to read.** Open the notebooks in order. Each step asks you to **predict** first, then
-**observes** (a short cell calling the crate), then explains **why**. Every notebook has one
-parameters cell near the top: change the key count, the node names, the points per node or the
-seed there, and run all cells again (Kernel → Restart Kernel and Run All Cells). Beside each
-observed figure the notebook prints the source document's value and ✓ when they agree; after you
-change a parameter it prints ≠ and says why instead of failing. The first code cell compiles the
-crate, which takes 10–40 seconds the first time.
+**How to read.** Open the notebooks in order. Each step asks you to **predict** first and gives
+you a one-line cell for your guess (`let guess_… = Guess::percent(9.0);`), then **observes** (a
+short cell calling the crate, which prints your guess beside the measurement), then explains
+**why**. Every notebook has one parameters cell near the top: change the key count, the node
+names, the points per node or the seed there, and run all cells again (Kernel → Restart Kernel and
+Run All Cells). Check tables set the source document's figure beside this run's: ✓ when they
+agree, *corrected* where the document is wrong, and ≠ naming the parameter you changed, with what
+theory expects for your run. Each notebook ends with a short quiz that the crate grades. The first
+code cell compiles the crate (about a minute on a new machine; a few seconds after that).
+
+**Teachers.** `make handouts` prints every notebook twice: a teacher's edition with every answer
+and a student's edition (HTML, PDF and a runnable `.ipynb`) with the outputs cleared and the Why
+cells replaced by empty boxes.
 """
 
 
@@ -76,6 +83,36 @@ def entries():
     return rows, problems
 
 
+GLOSSARY = """## Glossary
+
+The words every notebook and the crate use for the same things.
+
+| word | in code | meaning |
+|---|---|---|
+| key count | `n_keys` | how many keys a notebook places |
+| hashed key set | `keys` | the keys with their md5 hashes, computed once (`HashedKeys`; `width` says 32 or 128 bits) |
+| node | `NodeId`, names | a machine that owns keys, named by a string ("A", "S3", "10") |
+| scheme | `Placement` | the rule from a key's hash to its node: `hash % N`, ring, rendezvous, fixed shards, jump, slots, Maglev, ketama, bounded loads |
+| point | `vnodes` | one position of a node on the ring (a virtual node); *points per node* is `vnodes` |
+| arrangement | `salt` | one layout of the ring's points, chosen by a salt put in front of every point name; a sweep measures many |
+| moved, share moved | `Movement` | keys whose node differs before and after a change; the share is moved / key count |
+| floor | `floor()` | the share any scheme must move: keys that must change hands because nodes joined or left, changed nodes / nodes after (1/11 for 10 → 11) |
+| churn | `between_kept` | keys that move from one old node to another old node: movement the change did not require |
+| load, mean load | `LoadReport` | keys (in notebook 06, requests) per node; the mean is key count / nodes |
+| spread | `max_over_mean` | the largest load over the mean load |
+| shard, slot | `FixedShards`, `Slots` | a fixed bucket of keys (`h % S`) that nodes own; Redis Cluster calls its 16,384 buckets slots |
+| check row | `Check` | the document's figure beside this run's: ✓ the same, *corrected* the document is wrong, ≠ (x differs) your parameters are not the document's |
+| Predict, guess, Observe, Why | cell tags | the four parts of a step; a teacher's handout drops the Why |
+"""
+
+CLAIMS = """## Every claim of the three documents
+
+One table, computed when you run the two cells below: each figure a source document printed, the
+figure this crate measures, and the verdict (✓, or corrected with one line why). **It answers the
+notebooks' questions**, so read it after them; the student's edition leaves it out.
+"""
+
+
 def index_notebook(rows):
     lines = [INTRO, "## The notebooks, in order", ""]
     for name, title, summary in rows:
@@ -84,9 +121,19 @@ def index_notebook(rows):
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "rust", "display_name": "Rust", "language": "rust"}
     nb.metadata["language_info"] = {"name": "Rust"}
-    cell = nbformat.v4.new_markdown_cell("\n".join(lines).rstrip() + "\n")
-    cell["id"] = "index"
-    nb.cells = [cell]
+    cells = [
+        ("index", nbformat.v4.new_markdown_cell("\n".join(lines).rstrip() + "\n"), []),
+        ("glossary", nbformat.v4.new_markdown_cell(GLOSSARY), []),
+        ("claims", nbformat.v4.new_markdown_cell(CLAIMS), []),
+        ("crate", nbformat.v4.new_code_cell(':dep reshard = { path = "..", default-features = false }\n'
+                                           "use reshard::prelude::*;"), []),
+        ("claims-table", nbformat.v4.new_code_cell("let claims = reshard::tutor::reproduce::claims()?;\nclaims"), ["answer"]),
+    ]
+    for cell_id, cell, tags in cells:
+        cell["id"] = cell_id
+        if tags:
+            cell.metadata["tags"] = tags
+    nb.cells = [c for _, c, _ in cells]
     return nbformat.writes(nb) + "\n"
 
 
@@ -94,7 +141,7 @@ def cell_sources(text):
     """What a reader sees of a notebook: its cells' types and sources
     (executing it adds kernel metadata, which does not matter here)."""
     nb = nbformat.reads(text, as_version=4)
-    return [(c.cell_type, c.source) for c in nb.cells]
+    return [(c.cell_type, c.source, c.metadata.get("tags", [])) for c in nb.cells]
 
 
 def readme_block(rows):

@@ -87,3 +87,26 @@ fn unknown_document_is_an_error_naming_the_choices() {
     assert!(matches!(err, Error::Invalid(_)), "{err:?}");
     assert!(err.to_string().contains("000, 002 or 004"), "{err}");
 }
+
+/// The claims table: every printed figure ✓, and the documents' loose claims
+/// corrected, with the values worked out from the documents' own numbers.
+#[test]
+fn claims_table_corrects_the_loose_claims() {
+    let claims = reproduce::claims().unwrap();
+    assert!(claims.sound(), "{claims}");
+    let corrected: Vec<&reshard::tutor::Check> =
+        claims.checks().iter().filter(|c| c.verdict() == reshard::tutor::Verdict::Corrected).collect();
+    assert_eq!(corrected.len(), 7, "{claims}");
+    let row = |label: &str| claims.checks().iter().find(|c| c.label.contains(label)).unwrap().measured.clone();
+    // Document 004 prints 817,949 old-node movers of 909,138: 89.97%, not 10/11.
+    assert_eq!(row("movers landing on old nodes"), format!("{:.2}% ≈ 9/10", 100.0 * 817_949.0 / 909_138.0));
+    // 1000 shards over 11 nodes, the old ones at 91 each (document 004's own output).
+    assert_eq!(row("the new node takes"), format!("{} shards", 1000 - 10 * 91));
+    for doc in DOCUMENTS {
+        assert!(reproduce::document(doc)
+            .unwrap()
+            .checks()
+            .iter()
+            .all(|c| claims.checks().iter().any(|a| a.label == format!("{doc} · {}", c.label))));
+    }
+}

@@ -299,7 +299,10 @@ impl Checks {
             Table::new(self.title.clone(), ["figure", reference, "measured", ""])
         };
         for c in &self.checks {
-            let mark = c.mark();
+            let mark = match (&c.corrected, c.verdict()) {
+                (Some(why), Verdict::Corrected) => format!("corrected: {why}"),
+                _ => c.mark(),
+            };
             if other {
                 let (doc, run) = if c.verdict() == Verdict::OtherParameters {
                     let differ = c.params.differing_only();
@@ -316,11 +319,7 @@ impl Checks {
                 t.row([c.label.as_str(), &c.document, &c.measured, &mark]);
             }
         }
-        let mut notes: Vec<String> = self
-            .checks
-            .iter()
-            .filter_map(|c| c.corrected.as_ref().map(|w| format!("corrected — {}: {w}", c.label)))
-            .collect();
+        let mut notes: Vec<String> = Vec::new();
         if self.checks.iter().any(|c| c.verdict() == Verdict::Differs) {
             notes.push(self.note.clone().unwrap_or_else(|| {
                 "≠ under the document's own parameters: this run and the document disagree".to_string()
