@@ -11,7 +11,7 @@
 //! ```
 //! use reshard::present::charts::{bar_chart, thousands};
 //! let fig = bar_chart("Keys per node", "keys", &["A", "B"], &[("1 point", vec![41_022.0, 9_310.0])])
-//!     .reference(25_000.0, "fair share (25,000)")
+//!     .reference(25_000.0, "mean load (25,000)")
 //!     .build();
 //! assert!(fig.to_img_tag().starts_with("<img src=\"data:image/svg+xml;base64,"));
 //! assert_eq!(thousands(89_813), "89,813");

@@ -5,7 +5,7 @@
 //! use reshard::prelude::*;
 //! let keys = KeySet::plain(1_000).hashed(HashWidth::Bits128)?;
 //! let m = Movement::measure(&keys, &Modulo::new(10)?, &Modulo::new(11)?)?;
-//! assert!(m.to_string().contains("between nodes that stayed"));
+//! assert!(m.to_string().contains("churn: old node → old node"));
 //! assert_eq!(keys.keys().to_string(), "1,000 keys (key0 … key999)");
 //! # Ok::<(), reshard::Error>(())
 //! ```
@@ -43,7 +43,7 @@ impl Movement {
         if !self.removed_nodes().is_empty() {
             t.row(["  from a removed node", &thousands(self.from_removed), &share(self.from_removed)]);
         }
-        t.row(["  between nodes that stayed", &thousands(self.between_kept), &share(self.between_kept)]);
+        t.row(["  churn: old node → old node", &thousands(self.between_kept), &share(self.between_kept)]);
         t
     }
 
@@ -102,7 +102,7 @@ impl ArrangementSweep {
         t.row(["moved, least", &pct(self.min_share(), 1)]);
         t.row(["moved, most", &pct(self.max_share(), 1)]);
         t.row(["moved, mean", &pct(self.mean_share(), 1)]);
-        t.row(["ideal", &pct(self.ideal_share(), 2)]);
+        t.row(["floor", &pct(self.ideal_share(), 2)]);
         t.row(["smallest node held", &thousands(self.smallest_node())]);
         t.row(["largest node held", &thousands(self.largest_node())]);
         t
@@ -130,7 +130,7 @@ impl VnodeSweep {
             ]);
         }
         if let Some(s) = self.sweeps.first() {
-            t.note(format!("ideal share {}", pct(s.ideal_share(), 2)));
+            t.note(format!("floor {}", pct(s.ideal_share(), 2)));
         }
         t
     }
@@ -175,7 +175,7 @@ impl Comparison {
 
     fn floor_note(&self) -> String {
         format!(
-            "× floor: share moved over |{} − {}| / max = {}; between old nodes: movers from a node that stayed to another old node; load after: max/mean and std dev over mean; memory: estimated bytes of the lookup structure",
+            "× floor: share moved over |{} − {}| / max = {}; churn: movers from one old node to another old node; load after: max/mean and std dev over mean; memory: estimated bytes of the lookup structure",
             self.to,
             self.from,
             pct(self.floor, 2)
@@ -308,7 +308,7 @@ impl MiddleRemoval {
     pub fn table(&self) -> Table {
         let mut t = Table::new(
             format!("removing node {} of 0…{} · {} keys", self.removed, self.nodes - 1, thousands(self.keys)),
-            ["scheme", "removed", "keys moved", "share", "× 1/n", "from removed node", "between nodes that stayed"],
+            ["scheme", "removed", "keys moved", "share", "× 1/n", "from removed node", "churn"],
         );
         for r in &self.rows {
             t.row([
@@ -322,7 +322,7 @@ impl MiddleRemoval {
             ]);
         }
         t.note(format!(
-            "× 1/n: share moved over the removed node's fair share 1/{}; jump and hash % N number their nodes, so a middle node can only go by renumbering the ones after it",
+            "× 1/n: share moved over the floor 1/{} (the removed node's keys); jump and hash % N number their nodes, so a middle node can only go by renumbering the ones after it",
             self.nodes
         ));
         t

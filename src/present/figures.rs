@@ -32,7 +32,7 @@ impl Movement {
 }
 
 /// Keys per node for several placements of the same nodes, as grouped bars
-/// with the fair share drawn across.
+/// with the mean load drawn across.
 ///
 /// ```
 /// use reshard::{present::load_chart, letters, HashWidth, KeySet, LoadReport, Ring};
@@ -40,7 +40,7 @@ impl Movement {
 /// let one = LoadReport::measure(&keys, &Ring::named(letters("ABCD"))?)?;
 /// let many = LoadReport::measure(&keys, &Ring::named(letters("ABCD"))?.with_vnodes(150)?)?;
 /// let fig = load_chart("keys per node", &[("1 point", &one), ("150 points", &many)]).build();
-/// assert!(fig.svg().contains("fair share"));
+/// assert!(fig.svg().contains("mean load"));
 /// # Ok::<(), reshard::Error>(())
 /// ```
 pub fn load_chart(title: &str, reports: &[(&str, &LoadReport)]) -> BarChart {
@@ -50,11 +50,11 @@ pub fn load_chart(title: &str, reports: &[(&str, &LoadReport)]) -> BarChart {
     let mean = reports.first().map_or(0.0, |(_, r)| r.mean());
     plot::bar_chart(title, "keys", &nodes, &series)
         .x_label("node")
-        .reference(mean, &format!("fair share ({})", thousands(mean.round() as u64)))
+        .reference(mean, &format!("mean load ({})", thousands(mean.round() as u64)))
 }
 
 impl LoadReport {
-    /// Keys per node as bars, with the fair share drawn across.
+    /// Keys per node as bars, with the mean load drawn across.
     pub fn chart(&self, title: &str) -> BarChart {
         load_chart(title, &[("keys", self)])
     }
@@ -111,20 +111,20 @@ impl ModuloSweep {
 }
 
 impl ArrangementSweep {
-    /// Share moved in each arrangement, with the ideal share drawn across.
+    /// Share moved in each arrangement, with the floor drawn across.
     pub fn chart(&self, title: &str) -> LineChart {
         let pts = self.rows().iter().enumerate().map(|(i, r)| (i as f64, r.moved_share));
         let s = Series::new(format!("{} point(s) per node", self.vnodes()), pts).style(Style::Points).ink(0);
         plot::line_chart(title, "arrangement (salt)", "share of keys moved", &[s])
             .y_percent(true)
             .include_zero(true)
-            .reference(self.ideal_share(), &format!("ideal {:.2}%", 100.0 * self.ideal_share()))
+            .reference(self.ideal_share(), &format!("floor {:.2}%", 100.0 * self.ideal_share()))
     }
 }
 
 impl VnodeSweep {
     /// Least–most share moved (band) and the mean, against points per node
-    /// on a log axis, with the ideal share drawn across.
+    /// on a log axis, with the floor drawn across.
     pub fn chart(&self, title: &str) -> LineChart {
         let s = self.sweeps();
         let mean = Series::new("mean over arrangements", s.iter().map(|w| (w.vnodes() as f64, w.mean_share())))
@@ -135,7 +135,7 @@ impl VnodeSweep {
             .log_x(true)
             .y_percent(true)
             .include_zero(true)
-            .reference(ideal, &format!("ideal {:.2}%", 100.0 * ideal))
+            .reference(ideal, &format!("floor {:.2}%", 100.0 * ideal))
     }
 
     /// The spread (std dev) of the share moved against points per node, on
@@ -233,19 +233,19 @@ impl LoadSpread {
 }
 
 impl MiddleRemoval {
-    /// Share moved and share moved between nodes that stayed, per row, with
-    /// the ideal `1/n` drawn across.
+    /// Share moved and churn (old node → old node), per row, with the
+    /// floor `1/n` drawn across.
     pub fn chart(&self, title: &str) -> BarChart {
         let groups: Vec<&str> = self.rows.iter().map(|r| r.short.as_str()).collect();
         let k = self.keys.max(1) as f64;
         let series = [
             ("moved", self.rows.iter().map(|r| r.share).collect::<Vec<f64>>()),
-            ("between nodes that stayed", self.rows.iter().map(|r| r.between_kept as f64 / k).collect()),
+            ("churn: old node → old node", self.rows.iter().map(|r| r.between_kept as f64 / k).collect()),
         ];
         let ideal = 1.0 / self.nodes as f64;
         plot::bar_chart(title, "share of keys", &groups, &series)
             .size(960, 420)
             .y_percent(true)
-            .reference(ideal, &format!("ideal 1/{} = {}", self.nodes, pct(ideal, 2)))
+            .reference(ideal, &format!("floor 1/{} = {}", self.nodes, pct(ideal, 2)))
     }
 }

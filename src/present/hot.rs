@@ -6,7 +6,7 @@
 //! let w = [Workload::zipf(keys.len(), 0.0, 50_000, 1)?, Workload::zipf(keys.len(), 1.1, 50_000, 1)?];
 //! let skew = LoadUnderSkew::run(&keys, &Replicated::lineup(10, 150)?, &w)?;
 //! assert!(skew.table().to_text().contains("rendezvous"));
-//! assert!(skew.chart(0, "keys and requests per node").build().svg().contains("fair share"));
+//! assert!(skew.chart(0, "keys and requests per node").build().svg().contains("mean load"));
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
@@ -31,14 +31,14 @@ impl LoadUnderSkew {
     pub fn table(&self) -> Table {
         let mut headers = vec!["scheme".to_string(), "keys".to_string()];
         headers.extend(self.s.iter().map(|&s| format!("requests, {}", s_label(s))));
-        let mut t = Table::new("the busiest node over its fair share (1.00× is even)", headers);
+        let mut t = Table::new("the busiest node over the mean load (1.00× is even)", headers);
         for r in &self.rows {
             let mut cells = vec![r.scheme.clone(), times(r.keys_max_over_mean())];
             cells.extend((0..self.s.len()).map(|w| times(r.requests_max_over_mean(w))));
             t.row(cells);
         }
         t.note(format!(
-            "the hottest key takes {} of the requests; a node's fair share is {}",
+            "the hottest key takes {} of the requests; a node's mean load is {}",
             self.s
                 .iter()
                 .zip(&self.hottest)
@@ -55,7 +55,7 @@ impl LoadUnderSkew {
         let fair = self.fair_share();
         let mut t = Table::new(
             "one key against one node",
-            ["workload", "hottest key's share", "a node's fair share", "key / fair share"],
+            ["workload", "hottest key's share", "a node's mean load", "key / mean load"],
         );
         for (&s, &h) in self.s.iter().zip(&self.hottest) {
             t.row([s_label(s), pct(h, 1), pct(fair, 1), times(h / fair)]);
@@ -75,9 +75,9 @@ impl LoadUnderSkew {
         for (w, &s) in self.s.iter().enumerate() {
             series.push((format!("requests, {}", s_label(s)), rel(&r.requests[w])));
         }
-        plot::bar_chart(title, "× the fair share", &r.nodes, &series)
-            .reference(1.0, "fair share")
-            .subtitle(&format!("{}: each node's keys and requests over its fair share", r.scheme))
+        plot::bar_chart(title, "× the mean load", &r.nodes, &series)
+            .reference(1.0, "mean load")
+            .subtitle(&format!("{}: each node's keys and requests over the mean load", r.scheme))
     }
 }
 shows_as_table!(LoadUnderSkew);
@@ -104,7 +104,7 @@ impl RequestBounds {
                 pct(r.moved_requests as f64 / self.requests as f64, 1),
             ]);
         }
-        t.note(format!("the hottest key alone is {} of the fair share", times(self.hottest as f64 / fair)));
+        t.note(format!("the hottest key alone is {} of the mean load", times(self.hottest as f64 / fair)));
         t
     }
 }
@@ -152,7 +152,7 @@ impl HotKeySplit {
                 )
             })
             .collect();
-        plot::bar_chart(title, "requests × the fair share", &self.nodes, &series).reference(1.0, "fair share")
+        plot::bar_chart(title, "requests × the mean load", &self.nodes, &series).reference(1.0, "mean load")
     }
 }
 shows_as_table!(HotKeySplit);
@@ -177,14 +177,14 @@ impl NodeFailure {
                 pct(a.saturating_sub(b) as f64 / self.failed_load.max(1) as f64, 1),
             ]);
         }
-        t.note(format!("busiest survivor: {} of the survivors' fair share", times(self.worst_overload())));
+        t.note(format!("busiest survivor: {} of the survivors' mean load", times(self.worst_overload())));
         t
     }
 }
 shows_as_table!(NodeFailure);
 
 /// The survivors' requests after the same failure under several placements,
-/// as multiples of the survivors' fair share.
+/// as multiples of the survivors' mean load.
 pub fn failure_chart(title: &str, failures: &[&NodeFailure]) -> BarChart {
     let nodes: Vec<String> = failures.first().map(|f| f.survivors().to_vec()).unwrap_or_default();
     let series: Vec<(String, Vec<f64>)> = failures
@@ -194,7 +194,7 @@ pub fn failure_chart(title: &str, failures: &[&NodeFailure]) -> BarChart {
             (f.label().to_string(), f.after().iter().map(|&a| a as f64 / fair).collect())
         })
         .collect();
-    plot::bar_chart(title, "requests × the survivors' fair share", &nodes, &series).reference(1.0, "fair share")
+    plot::bar_chart(title, "requests × the survivors' mean load", &nodes, &series).reference(1.0, "mean load")
 }
 
 impl FailureSweep {
@@ -228,13 +228,13 @@ impl FailureSweep {
             .style(Style::LinePoints);
         let worst = Series::new("worst arrangement", self.rows.iter().map(|r| (r.vnodes as f64, r.max_overload)))
             .style(Style::Points);
-        plot::line_chart(title, "points per node (log scale)", "busiest survivor × fair share", &[mean, worst])
+        plot::line_chart(title, "points per node (log scale)", "busiest survivor × mean load", &[mean, worst])
             .log_x(true)
             .reference(
                 self.rendezvous.worst_overload(),
                 &format!("rendezvous ({})", times(self.rendezvous.worst_overload())),
             )
-            .reference(1.0, "fair share")
+            .reference(1.0, "mean load")
     }
 }
 shows_as_table!(FailureSweep);
