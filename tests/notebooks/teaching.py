@@ -52,6 +52,7 @@ VOCABULARY = {
     r"\bleast possible\b": "floor",
     r"\bideal share\b": "floor",
     r"\bbetween (the )?nodes that stayed\b": "churn (keys moving between old nodes)",
+    r"\bfair share\b": "the floor (what must move) or the mean load (per node)",
     r"\bkey_count\b": "n_keys",
 }
 CODE_VOCABULARY = {
