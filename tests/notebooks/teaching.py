@@ -29,6 +29,8 @@ Rules (each message says what to change):
     is ✓, or `.corrected("why")` when the document is wrong;
   - no LaTeX math (`$…$`): it needs MathJax from the network to print; write
     formulas in Unicode (1 − min/lcm, √n, ≈);
+  - the student edition still runs: no kept code cell uses a name (`let`, `fn`)
+    that only an `answer` cell defines (wrap an answer cell's own names in `{ … }`);
   - the same words for the same things (see the glossary in 00-index.ipynb),
     and every notebook links to that glossary.
 """
@@ -105,6 +107,58 @@ def all_output_text(out) -> str:
     return text(data.get("text/plain")) + text(data.get("text/html"))
 
 
+def _code(src: str) -> str:
+    """Rust source without comments and string literals."""
+    src = re.sub(r"//[^\n]*", "", src)
+    return re.sub(r'"(?:[^"\\]|\\.)*"', '""', src, flags=re.S)
+
+
+def _defines(src: str) -> set[str]:
+    """Names a cell defines at its top level (`let`, tuple `let`, `fn`); none for a `{ … }` block."""
+    s = _code(src).strip()
+    if s.startswith("{") and s.endswith("}"):
+        return set()
+    names = set(re.findall(r"\blet\s+(?:mut\s+)?(\w+)", s)) | set(re.findall(r"\bfn\s+(\w+)", s))
+    for group in re.findall(r"\blet\s+\(([^)]*)\)", s):
+        names |= set(re.findall(r"\w+", group)) - {"mut"}
+    return names - {"_"}
+
+
+def _binds(src: str) -> set[str]:
+    """Names a cell binds for itself: lets, closure and fn parameters, loop patterns."""
+    s = _code(src)
+    names = set(re.findall(r"\blet\s+(?:mut\s+)?(\w+)", s))
+    for group in re.findall(r"\blet\s+\(([^)]*)\)", s) + re.findall(r"\|([^|]*)\|", s) \
+            + re.findall(r"\bfor\s+(.*?)\s+in\b", s) + re.findall(r"\bfn\s+\w+\s*(?:<[^>]*>)?\(([^)]*)\)", s):
+        names |= set(re.findall(r"\w+", group))
+    return names
+
+
+def student_edition_problems(cells) -> list[tuple[int, str]]:
+    """Kept code cells that use a name only an `answer` code cell defines."""
+    kept, answer_only = set(), {}
+    for i, c in enumerate(cells):
+        if c["cell_type"] == "code":
+            names = _defines(text(c["source"]))
+            if "answer" in tags(c):
+                for n in names:
+                    answer_only.setdefault(n, i)
+            else:
+                kept |= names
+    answer_only = {n: i for n, i in answer_only.items() if n not in kept}
+    found = []
+    for i, c in enumerate(cells):
+        if c["cell_type"] != "code" or "answer" in tags(c):
+            continue
+        s = _code(text(c["source"]))
+        local = _binds(s)
+        for n, j in answer_only.items():
+            if j < i and n not in local and re.search(r"(?<![.\w])" + re.escape(n) + r"\b(?!\s*:(?!:))", s):
+                found.append((i, f"uses `{n}`, which only the answer cell {j} defines: the student edition "
+                                 f"drops that cell, so define it in a kept cell"))
+    return found
+
+
 def problems(path: Path) -> list[str]:
     nb = json.loads(Path(path).read_text())
     cells = nb["cells"]
@@ -163,6 +217,9 @@ def problems(path: Path) -> list[str]:
                 for l in line.splitlines():
                     if len(l) > MAX_LINE:
                         say(i, f"a code block line is {len(l)} characters: break it at {MAX_LINE}")
+
+    for i, msg in student_edition_problems(cells):
+        say(i, msg)
 
     predicts = [i for i, c in enumerate(cells) if "predict" in tags(c)]
     for k, i in enumerate(predicts):

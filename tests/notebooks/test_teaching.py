@@ -71,3 +71,15 @@ def test_each_rule_catches(tmp_path, change, expected):
     change(cells)
     found = teaching.problems(write(tmp_path, cells))
     assert any(expected in f for f in found), found
+
+
+def test_a_name_only_an_answer_cell_defines_breaks_the_student_edition(tmp_path):
+    cells = json.loads(json.dumps(GOOD))
+    cells.insert(4, cell("code", "let floor = 1.0 / 11.0;", ["answer"]))
+    cells.append(cell("code", "println!(\"{}\", floor);"))
+    assert any("only the answer cell" in f for f in teaching.problems(write(tmp_path, cells)))
+    cells[-1] = cell("code", "let floor = 0.5;\nprintln!(\"{}\", floor);")  # its own: fine
+    assert not any("only the answer cell" in f for f in teaching.problems(write(tmp_path, cells)))
+    cells[4] = cell("code", "{\n    let floor = 1.0 / 11.0;\n    floor\n}", ["answer"])  # a block: fine
+    cells[-1] = cell("code", "println!(\"{}\", 1);")
+    assert not any("only the answer cell" in f for f in teaching.problems(write(tmp_path, cells)))
