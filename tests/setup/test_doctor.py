@@ -6,6 +6,7 @@ missing kernelspec or evcxr_jupyter is simulated without touching the real ones.
 """
 
 import json
+import shutil
 import os
 import subprocess
 import sys
@@ -184,3 +185,35 @@ def test_install_writes_a_kernelspec_for_the_launcher(tmp_path):
     assert spec["argv"][1] == str(LAUNCH) and spec["argv"][3] == str(evcxr.resolve())
     assert spec["argv"][-2:] == ["--control_file", "{connection_file}"]
     assert spec["metadata"]["reshard"]["evcxr_version"] == "0.22.0"
+
+
+def test_cells_compile_at_opt_level_0_and_reshard_keeps_evcxrs(tmp_path):
+    slot = tmp_path / "kernel-0"
+    launch.write_cell_profile(slot, None)
+    conf = (slot / ".cargo" / "config.toml").read_text()
+    assert "[profile.dev.package.ctx]\nopt-level = 0\n" in conf
+    launch.write_cell_profile(slot, "evcxr")  # the reader opts out: the file goes
+    assert not (slot / ".cargo" / "config.toml").exists()
+    launch.write_cell_profile(slot, "1")
+    cargo = shutil.which("cargo") or shutil.which("cargo", path=str(Path.home() / ".cargo" / "bin"))
+    if not cargo:
+        pytest.skip("no cargo")
+    # Like evcxr: crate `ctx` in <slot>/build with [profile.dev] opt-level = 2 for everything,
+    # a path dependency; cargo must pick up <slot>/.cargo/config.toml for ctx only.
+    dep = tmp_path / "dep"
+    (dep / "src").mkdir(parents=True)
+    (dep / "Cargo.toml").write_text('[package]\nname = "dep"\nversion = "0.1.0"\nedition = "2021"\n')
+    (dep / "src" / "lib.rs").write_text("pub fn f() -> u32 { 1 }\n")
+    build = slot / "build"
+    (build / "src").mkdir(parents=True)
+    (build / "Cargo.toml").write_text(
+        '[package]\nname = "ctx"\nversion = "1.0.0"\nedition = "2021"\n\n[lib]\npath = "src/lib.rs"\n\n'
+        f'[profile.dev]\nopt-level = 2\n\n[dependencies]\ndep = {{ path = "{dep.as_posix()}" }}\n')
+    (build / "src" / "lib.rs").write_text("pub fn g() -> u32 { dep::f() }\n")
+    out = subprocess.run([cargo, "build", "-v", "--offline"], cwd=build, capture_output=True, text=True,
+                         env={**os.environ, "CARGO_TARGET_DIR": str(build / "target")}, timeout=300)
+    assert out.returncode == 0, out.stderr
+    rustc_lines = {name: line for line in out.stderr.splitlines() if "Running `" in line
+                   for name in ("ctx", "dep") if f"--crate-name {name} " in line}
+    assert "opt-level=1" in rustc_lines["ctx"]
+    assert "opt-level=2" in rustc_lines["dep"]
