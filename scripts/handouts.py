@@ -57,7 +57,10 @@ img, svg { max-width: 100% !important; height: auto !important; }
 table { max-width: 100% !important; table-layout: auto; border-collapse: collapse; }
 td, th { overflow-wrap: break-word; font-size: 12px; }
 .jp-InputArea, img, tr { break-inside: avoid-page; }
-.jp-InputArea-editor, .jp-CodeMirrorEditor, .highlight { padding-top: 2px !important; padding-bottom: 2px !important; }
+.jp-InputArea-editor, .jp-CodeMirrorEditor, .cm-editor, .highlight { padding-top: 0 !important; padding-bottom: 0 !important; margin: 0 !important; }
+.jp-InputArea-editor { padding: 3px 6px !important; }
+.cm-editor { white-space: normal !important; }  /* its newlines around the code rendered as blank lines */
+.jp-Cell { padding-top: 2px !important; padding-bottom: 2px !important; }
 .highlight pre { margin: 0 !important; }
 .why-box { border: 1px solid #555; min-height: 7em; margin: 0.5em 0; padding: 0.4em; }
 .edition { font-size: 11px; color: #444; border-bottom: 1px solid #999; margin-bottom: 1em; }
@@ -75,13 +78,14 @@ def find_chromium() -> str | None:
 
 
 def student_edition(nb):
-    """Outputs cleared, `answer` cells removed (a markdown answer leaves a Why? box)."""
+    """Outputs cleared, `answer` cells removed; a run of answers with a Why in it leaves one Why? box."""
     nb = copy.deepcopy(nb)
     cells = []
     for cell in nb.cells:
         tags = cell.get("metadata", {}).get("tags", [])
         if "answer" in tags:
-            if cell.cell_type == "markdown":
+            follows_box = cells and "why-box" in cells[-1].get("metadata", {}).get("tags", [])
+            if cell.cell_type == "markdown" and not follows_box:
                 box = nbformat.v4.new_markdown_cell(WHY_BOX)
                 box.metadata["tags"] = ["why-box"]
                 cells.append(box)
