@@ -403,5 +403,10 @@ fn check_rows_name_their_conditions() {
     assert!(checks.sound() && !checks.all_match());
     assert!(checks.to_string().contains("corrected: a key stays when h % 20 < 10"));
     assert!(!Checks::new("t").with(row(&same, 0.2431)).sound());
+    // A corrected row keeps its correction when the reader's parameters differ.
+    let other = Params::new().param("keys", 100_000, 20_000);
+    let moved = Check::percent("10 → 20, share moved", "95%", 0.5).under(&other, &["keys"]).corrected("h % 20 < 10");
+    let shown = Checks::new("t").with(moved).to_string();
+    assert!(shown.contains("≠ (keys differs) · the document's figure is corrected: h % 20 < 10"), "{shown}");
     assert!(edited.to_string().contains("points per node 40 (document 150)"));
 }

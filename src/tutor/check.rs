@@ -301,6 +301,9 @@ impl Checks {
         for c in &self.checks {
             let mark = match (&c.corrected, c.verdict()) {
                 (Some(why), Verdict::Corrected) => format!("corrected: {why}"),
+                (Some(why), Verdict::OtherParameters) => {
+                    format!("{} · the document's figure is corrected: {why}", c.mark())
+                }
                 _ => c.mark(),
             };
             if other {
