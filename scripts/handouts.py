@@ -40,7 +40,7 @@ from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocess
 REPO = Path(__file__).resolve().parent.parent
 
 # A4 minus 12 mm margins is 186 mm = 703 CSS px; 100 columns of a monospace font whose
-# glyphs are 0.6 em wide fit in 703 px at 11.5 px.
+# glyphs are 0.6 em wide take 660 px at 11 px, leaving room for the code box's padding.
 PRINT_CSS = """
 <style>
 @page { size: A4 portrait; margin: 12mm; }
@@ -50,7 +50,7 @@ body { font-size: 13px; }
 .jp-Cell, .jp-Notebook { padding-left: 0 !important; padding-right: 0 !important; }
 .jp-Notebook { padding: 0 !important; }
 pre, code, .jp-CodeMirrorEditor, .highlight pre, .jp-OutputArea-output pre {
-  font-size: 11.4px !important; line-height: 1.3 !important;
+  font-size: 11px !important; line-height: 1.3 !important;
   white-space: pre-wrap !important; overflow-wrap: anywhere; }
 .jp-OutputArea-output { overflow-x: visible !important; }
 img, svg { max-width: 100% !important; height: auto !important; }

@@ -71,9 +71,13 @@ def test_no_page_is_wider_than_the_paper(out, edition):
     wide = {}
     for nb in NOTEBOOKS:
         html = (out / edition / (nb.stem + ".html")).read_text()
-        probe = ("<script>window.addEventListener('load',()=>{let w=0,who='';"
+        # Code and printed text may not wrap either: lay <pre> out unwrapped; none may overflow its box.
+        probe = ("<style>html body div pre, html body div.highlight pre{white-space:pre !important}</style>"
+                 "<script>window.addEventListener('load',()=>{let w=0,who='';"
                  "for(const e of document.querySelectorAll('body *')){const r=e.getBoundingClientRect();"
-                 "if(r.right>w){w=r.right;who=e.tagName+'.'+e.className}}"
+                 "const over=e.tagName=='PRE'&&e.scrollWidth>e.clientWidth?e.scrollWidth-e.clientWidth:0;"
+                 "const right=r.right+over*1000;"
+                 "if(right>w){w=right;who=e.tagName+'.'+e.className+' '+e.textContent.slice(0,40)}}"
                  "document.title='WIDTH '+Math.ceil(w)+' '+who;});</script>")
         with tempfile.TemporaryDirectory() as d:
             page = Path(d) / "page.html"
@@ -85,4 +89,4 @@ def test_no_page_is_wider_than_the_paper(out, edition):
         assert m, f"{nb.name}: Chromium did not lay the page out: {r.stderr[-300:]}"
         if int(m.group(1)) > PAGE_PX:
             wide[nb.name] = (int(m.group(1)), m.group(2))
-    assert not wide, f"wider than {PAGE_PX} px (A4 minus margins): {json.dumps(wide)}"
+    assert not wide, f"wider than {PAGE_PX} px (A4 minus margins), or a code line that wraps: {json.dumps(wide)}"
