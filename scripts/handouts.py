@@ -2,7 +2,8 @@
 
     handouts/teacher/NN-name.html   the committed notebook: every cell, every output
     handouts/teacher/NN-name.pdf    the same, printed by a headless Chromium (A4 portrait)
-    handouts/student/NN-name.ipynb  to hand out and run: outputs cleared, answers removed
+    handouts/student/NN-name.ipynb  to hand out and run: outputs cleared, answers removed (its
+                                    `:dep reshard` path points at the crate from handouts/student/)
     handouts/student/NN-name.html   … and printed, with an empty "Why?" box where a Why was
     handouts/student/NN-name.pdf
 
@@ -97,6 +98,17 @@ def student_edition(nb):
     return nb
 
 
+def runnable_from(nb, home: Path, there: Path):
+    """The notebook with its `:dep reshard = { path = … }` pointing at the crate from `there`,
+    so the student's .ipynb runs where it was written (handouts/student/)."""
+    crate = os.path.relpath((home / "..").resolve(), there.resolve())
+    nb = copy.deepcopy(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code" and ":dep reshard" in cell.source:
+            cell.source = re.sub(r'(:dep reshard = \{ path = )"\.\."', rf'\1"{crate}"', cell.source)
+    return nb
+
+
 def to_html(nb, edition: str) -> str:
     body, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
     # No network at print time: drop the CDN scripts (nothing here needs them).
@@ -132,7 +144,8 @@ def main(argv: list[str]) -> int:
     for path in notebooks:
         nb = nbformat.read(path, as_version=4)
         editions = {"teacher": nb, "student": student_edition(nb)}
-        nbformat.write(editions["student"], args.out / "student" / path.name)
+        nbformat.write(runnable_from(editions["student"], path.parent, args.out / "student"),
+                       args.out / "student" / path.name)
         for edition, book in editions.items():
             html = args.out / edition / (path.stem + ".html")
             html.write_text(to_html(book, edition))

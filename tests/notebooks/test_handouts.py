@@ -12,6 +12,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
+sys.path.insert(0, str(REPO / "tests" / "notebooks"))
 import handouts  # noqa: E402
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9][0-9]-*.ipynb"))
@@ -90,3 +91,13 @@ def test_no_page_is_wider_than_the_paper(out, edition):
         if int(m.group(1)) > PAGE_PX:
             wide[nb.name] = (int(m.group(1)), m.group(2))
     assert not wide, f"wider than {PAGE_PX} px (A4 minus margins), or a code line that wraps: {json.dumps(wide)}"
+
+
+def test_the_student_edition_runs(out):
+    """A teacher hands out the student's .ipynb: with its answer cells gone it must still run,
+    from where `make handouts` wrote it (notebook 01: the most answer cells that define names)."""
+    import nbrun
+
+    nb = out / "student" / "01-hash-mod-n-and-the-ring.ipynb"
+    _, executed, _ = nbrun.execute(nb)  # raises on any failing cell or panic
+    assert all(c.get("outputs") is not None for c in executed.cells if c.cell_type == "code")
