@@ -81,16 +81,14 @@ def find_chromium() -> str | None:
 def student_edition(nb):
     """Outputs cleared, `answer` cells removed; a run of answers with a Why in it leaves one Why? box."""
     nb = copy.deepcopy(nb)
-    cells = []
+    cells, last_kept = [], None
     for cell in nb.cells:
-        tags = cell.get("metadata", {}).get("tags", [])
-        if "answer" in tags:
-            follows_box = cells and "why-box" in cells[-1].get("metadata", {}).get("tags", [])
-            if cell.cell_type == "markdown" and not follows_box:
-                box = nbformat.v4.new_markdown_cell(WHY_BOX)
-                box.metadata["tags"] = ["why-box"]
-                cells.append(box)
-            continue
+        if "answer" not in cell.get("metadata", {}).get("tags", []):
+            last_kept = cell
+        elif cell.cell_type == "markdown" and not (last_kept and "why-box" in last_kept.metadata.get("tags", [])):
+            last_kept = nbformat.v4.new_markdown_cell(WHY_BOX)
+            last_kept.metadata["tags"] = ["why-box"]
+            cells.append(last_kept)
         cells.append(cell)
     nb.cells = cells
     nb, _ = TagRemovePreprocessor(remove_cell_tags={"answer"}).preprocess(nb, {})
