@@ -3,7 +3,7 @@
 #   make lab        check the machine, set up (first time only), then JupyterLab on notebooks/
 #   make test       rustfmt, cargo test (with and without default features), clippy, set-up and notebook checks
 #   make notebooks  re-execute notebooks/*.ipynb in place (commit the result)
-#   make handouts   execute notebooks, write handouts/*.html
+#   make handouts   teacher and student editions of every notebook: handouts/{teacher,student} (HTML, PDF, .ipynb)
 #   make index      regenerate notebooks/00-index.ipynb and README's notebook list
 #   make check NB=notebooks/x.ipynb   check one notebook
 #   make setup      venv + evcxr_jupyter + Rust kernelspec (idempotent)

@@ -1,8 +1,8 @@
 """Execute reshard's notebooks on the evcxr Rust kernel.
 
 One execution path shared by the notebook tests (test_notebooks.py), the
-checker CLI (nbcheck.py), `make notebooks` (re-execute in place) and
-`make handouts` (execute, then write nbconvert HTML).
+checker CLI (nbcheck.py), `make notebooks` (re-execute in place) and the
+test that runs a student edition (test_handouts.py).
 
 The kernel is started with cwd = the notebook's own directory, as JupyterLab
 does, so `:dep reshard = { path = ".." }` resolves to the repo root.
@@ -14,7 +14,7 @@ notebook would go unnoticed. Readers' own kernels are unaffected.
 
 CLI:
     python tests/notebooks/nbrun.py --inplace notebooks/*.ipynb
-    python tests/notebooks/nbrun.py --html handouts notebooks/*.ipynb
+    python tests/notebooks/nbrun.py handouts/student/*.ipynb      # only run them
 """
 
 from __future__ import annotations
@@ -176,20 +176,10 @@ def write_inplace(path: Path, nb) -> None:
         nbformat.write(nb, f)
 
 
-def write_html(nb, out_path: Path) -> None:
-    from nbconvert import HTMLExporter
-
-    exporter = HTMLExporter(embed_images=True)
-    body, _ = exporter.from_notebook_node(nb)
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(body, encoding="utf-8")
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    mode = ap.add_mutually_exclusive_group(required=True)
-    mode.add_argument("--inplace", action="store_true", help="write fresh outputs back into each notebook")
-    mode.add_argument("--html", metavar="DIR", help="write DIR/<name>.html for each notebook")
+    ap.add_argument("--inplace", action="store_true",
+                    help="write fresh outputs back into each notebook (without it: only run them)")
     ap.add_argument("notebooks", nargs="*", type=Path)
     args = ap.parse_args(argv)
 
@@ -214,10 +204,6 @@ def main(argv=None) -> int:
             for msg in problems:
                 print(f"[nbrun] PROSE {msg}", file=sys.stderr)
             failed += bool(problems)
-        else:
-            out = Path(args.html) / (p.stem + ".html")
-            write_html(nb, out)
-            print(f"[nbrun] wrote {_rel(out)}", file=sys.stderr)
     if failed:
         print(f"[nbrun] {failed} notebook(s) had problems", file=sys.stderr)
     return 1 if failed else 0
