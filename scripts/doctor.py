@@ -97,6 +97,14 @@ def kernel_binary(argv: list[str]) -> tuple[str | None, bool]:
     return (argv[0] if argv else None), False
 
 
+def find_chromium() -> str | None:
+    """The Chromium `make handouts` prints PDFs with: $CHROMIUM, else the first on PATH."""
+    for name in (os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"):
+        if name and shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
 def install_hint(tool: str) -> str:
     if sys.platform == "darwin":
         return {"chromium": "brew install --cask chromium", "redis": "brew install redis"}[tool]
@@ -225,10 +233,9 @@ def check(before_setup: bool) -> Report:
                 r.add("ok", "kernelspec", note + ", kept builds")
 
     # Optional tools.
-    chrome = next((c for c in ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
-                   if shutil.which(c)), None)
+    chrome = find_chromium()
     if chrome:
-        r.add("ok", "Chromium", f"{shutil.which(chrome)} (optional: PDF handouts)")
+        r.add("ok", "Chromium", f"{chrome} (optional: PDF handouts)")
     else:
         r.add("opt", "Chromium", "not found (optional: PDF handouts)", install_hint("chromium"))
     redis = shutil.which("redis-server")

@@ -28,7 +28,6 @@ import argparse
 import copy
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -37,6 +36,8 @@ from pathlib import Path
 import nbformat
 from nbconvert import HTMLExporter
 from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocessor
+
+from doctor import find_chromium  # scripts/doctor.py: the same Chromium `make doctor` reports
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -69,13 +70,6 @@ td, th { overflow-wrap: break-word; font-size: 12px; }
 """
 
 WHY_BOX = '**Why?** Write the reason in your own words.\n\n<div class="why-box"></div>'
-
-
-def find_chromium() -> str | None:
-    for name in [os.environ.get("CHROMIUM"), "chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]:
-        if name and shutil.which(name):
-            return shutil.which(name)
-    return None
 
 
 def student_edition(nb):
