@@ -19,8 +19,13 @@ fn keys_of(doc: &str) -> Result<HashedKeys> {
     match doc {
         "000" => KeySet::users(100_000).hashed(HashWidth::Bits32),
         "002" => KeySet::plain(200_000).hashed(HashWidth::Bits128),
-        _ => KeySet::plain(1_000_000).hashed(HashWidth::Bits128),
+        "004" => KeySet::plain(1_000_000).hashed(HashWidth::Bits128),
+        other => Err(no_such_document(other)),
     }
+}
+
+fn no_such_document(doc: &str) -> crate::Error {
+    crate::Error::Invalid(format!("there is no document {doc:?}: use 000, 002 or 004"))
 }
 
 /// The documents, by the number of their file.
@@ -38,11 +43,16 @@ pub fn title(doc: &str) -> &'static str {
 
 /// The figures of one document by its number (`"000"`, `"002"`, `"004"`).
 pub fn document(doc: &str) -> Result<Checks> {
+    figures(doc, &keys_of(doc)?)
+}
+
+/// The figures of one document, measured on its key set.
+fn figures(doc: &str, keys: &HashedKeys) -> Result<Checks> {
     match doc {
-        "000" => doc_000(),
-        "002" => doc_002(),
-        "004" => doc_004(),
-        other => Err(crate::Error::Invalid(format!("there is no document {other:?}: use 000, 002 or 004"))),
+        "000" => figures_000(keys),
+        "002" => figures_002(keys),
+        "004" => figures_004(keys),
+        other => Err(no_such_document(other)),
     }
 }
 
@@ -165,12 +175,7 @@ pub fn claims() -> Result<Checks> {
     let mut all = Checks::new("every claim of the three documents, measured by this crate");
     for doc in DOCUMENTS {
         let keys = keys_of(doc)?;
-        let figures = match doc {
-            "000" => figures_000(&keys)?,
-            "002" => figures_002(&keys)?,
-            _ => figures_004(&keys)?,
-        };
-        for c in figures.checks() {
+        for c in figures(doc, &keys)?.checks() {
             all.push(Check { label: format!("{doc} · {}", c.label), ..c.clone() });
         }
         for c in loose(doc, &keys)? {
