@@ -9,8 +9,11 @@ Cell tags (JupyterLab: property inspector -> Cell Tags) carry the structure:
 
   parameters  the one code cell with the notebook's parameters
   predict     a markdown cell asking a question, and nothing else
-  guess       the short code cell right after a Predict where the reader
-              writes a guess (`let guess = Guess::none();`)
+  guess       the code cell right after a Predict; its first line is where the
+              reader writes a guess (`let guess = Guess::none();`), and the
+              rest of the cell, if any, is the Observe code that measures the
+              answer and prints the guess beside it (one cell to run, not two:
+              every code cell costs the reader about half a second of compiling)
   answer      a cell that gives an answer away: a Why, or a check table that
               sets the document's figures beside this run. The student
               edition (`make handouts`) drops it (a Why becomes an empty
@@ -23,7 +26,8 @@ Rules (each message says what to change):
   - text outputs are at most 100 columns wide (they must fit a printed page);
   - every image is at most 300 KB;
   - a markdown cell is not both a Predict and a Why;
-  - every `predict` cell is followed by a `guess` code cell, and an `answer`
+  - every `predict` cell is followed by a `guess` code cell that opens with the
+    guess (`let guess_… = Guess::…`) and is not an `answer`, and an `answer`
     cell comes before the next `predict`;
   - no committed output shows "≠": under the document's parameters a check row
     is ✓, or `.corrected("why")` when the document is wrong;
@@ -65,6 +69,14 @@ CODE_VOCABULARY = {
 
 def text(src) -> str:
     return "".join(src) if isinstance(src, list) else (src or "")
+
+
+def first_code_line(src: str) -> str:
+    """The first line of a code cell that is neither blank nor a `//` comment."""
+    for line in src.splitlines():
+        if line.strip() and not line.strip().startswith("//"):
+            return line
+    return ""
 
 
 def tags(cell) -> list[str]:
@@ -230,6 +242,11 @@ def problems(path: Path) -> list[str]:
         nxt = cells[i + 1] if i + 1 < len(cells) else None
         if nxt is None or nxt["cell_type"] != "code" or "guess" not in tags(nxt):
             say(i, "a Predict needs a `guess` code cell right after it (`let guess = Guess::none();`)")
+        elif "answer" in tags(nxt):
+            say(i + 1, "a `guess` cell is kept in the student edition: it can't also be an `answer`")
+        elif not re.match(r"\s*let\b[^\n]*\bGuess::", first_code_line(text(nxt["source"]))):
+            say(i + 1, "a `guess` cell opens with the guess, so the reader sees where to write it: "
+                       "make its first line `let guess_… = Guess::none(); // e.g. Guess::percent(9.0)`")
         end = predicts[k + 1] if k + 1 < len(predicts) else len(cells)
         if not any("answer" in tags(cells[j]) for j in range(i + 1, end)):
             say(i, "no `answer` cell (a Why) between this Predict and the next: tag the cell that answers it")

@@ -45,6 +45,13 @@ def test_a_good_notebook_passes(tmp_path):
     assert teaching.problems(write(tmp_path, GOOD)) == []
 
 
+def test_a_guess_cell_may_go_on_with_the_observe_code(tmp_path):
+    cells = json.loads(json.dumps(GOOD))
+    cells[2] = cell("code", "// first your guess\nlet guess = Guess::none(); // e.g. Guess::percent(9.0)\n"
+                    "let m = measure();\nprint!(\"{}\", guess.versus_share(m));", ["guess"])
+    assert teaching.problems(write(tmp_path, cells)) == []
+
+
 @pytest.mark.parametrize(
     "change, expected",
     [
@@ -56,6 +63,10 @@ def test_a_good_notebook_passes(tmp_path):
         (lambda c: c.__setitem__(3, cell("code", "x", outputs=[
             {"output_type": "stream", "name": "stdout", "text": "document 9% · measured 91% ≠"}])), "≠"),
         (lambda c: c.__delitem__(2), "guess"),
+        (lambda c: c.__setitem__(2, cell("code", "let m = 91;\nlet guess = Guess::none();", ["guess"])),
+         "opens with the guess"),
+        (lambda c: c.__setitem__(2, cell("code", "let guess = Guess::none();", ["guess", "answer"])),
+         "can't also be an `answer`"),
         (lambda c: c.__delitem__(4), "no `answer` cell"),
         (lambda c: c.__setitem__(4, cell("markdown", "**Why.** $x^2$", ["answer"])), "LaTeX"),
         (lambda c: c.__setitem__(4, cell("markdown", "**Why.** the least possible share", ["answer"])), "floor"),
