@@ -35,10 +35,10 @@ systems use — and answers it with exact numbers computed live by the Rust crat
 follows *Designing Data-Intensive Applications* (Kleppmann & Riccomini), ch. 7 "Sharding", and
 three short documents written around it, each cited by its title in its notebook.
 
-**How to read.** Open the notebooks in order. Each step asks you to **predict** first and gives
-you a one-line cell for your guess (`let guess_… = Guess::percent(9.0);`), then **observes** (a
-short cell calling the crate, which prints your guess beside the measurement), then explains
-**why**. Every notebook has one parameters cell near the top: change the key count, the node
+**How to read.** Open the notebooks in order. Each step asks you to **predict** first and asks
+for your guess on the first line of the next cell (`let guess_… = Guess::percent(9.0);`), whose
+rest **observes** (a short call into the crate that prints your guess beside the measurement), then
+explains **why**. Every notebook has one parameters cell near the top: change the key count, the node
 names, the points per node or the seed there, and run all cells again (Kernel → Restart Kernel and
 Run All Cells). Check tables set the source document's figure beside this run's: ✓ when they
 agree, *corrected* where the document is wrong, and ≠ naming the parameter you changed, with what
@@ -102,7 +102,7 @@ The words every notebook and the crate use for the same things.
 | spread | `max_over_mean` | the largest load over the mean load |
 | shard, slot | `FixedShards`, `Slots` | a fixed bucket of keys (`h % S`) that nodes own; Redis Cluster calls its 16,384 buckets slots |
 | check row | `Check` | the document's figure beside this run's: ✓ the same, *corrected* the document is wrong, ≠ (x differs) your parameters are not the document's |
-| Predict, guess, Observe, Why | cell tags | the four parts of a step; a teacher's handout drops the Why |
+| Predict, guess, Observe, Why | cell tags | the parts of a step (the guess is the first line of the Observe cell); a student's handout drops the Why |
 """
 
 CLAIMS = """## Every claim of the three documents
