@@ -103,7 +103,8 @@ pub mod prelude {
         CopyMovement, FailureSweep, HotKeySplit, LoadUnderSkew, NodeFailure, RequestBounds, RequestLoad, Workload,
     };
     pub use crate::present::charts::{self, Series, Style};
-    pub use crate::present::{failure_chart, fixed, load_chart, pct, thousands, Figure, Table};
+    pub use crate::present::{failure_chart, fixed, load_chart, pct, thousands, Figure, Show, Shown, Table};
+    pub use crate::show;
     pub use crate::schemes::{jump, shards, slots};
     pub use crate::schemes::{
         letters, numbered, prefixed, Bounded, FixedShards, Jump, Ketama, Key, Locate, Maglev, Modulo, Placement,

@@ -498,6 +498,14 @@ macro_rules! builder_common {
                 chart.build()
             }
         }
+        impl crate::present::show::Show for $t {
+            fn text_form(&self) -> String {
+                self.to_string()
+            }
+            fn html_form(&self) -> String {
+                self.build().to_img_tag()
+            }
+        }
         impl From<&$t> for Figure {
             fn from(chart: &$t) -> Figure {
                 chart.build()

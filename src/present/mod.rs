@@ -12,10 +12,12 @@ pub mod format;
 pub mod hot;
 #[cfg(feature = "redis")]
 pub mod live;
+pub mod show;
 pub mod tables;
 
 pub use charts::Figure;
 pub use figures::load_chart;
 pub use format::{fixed, pct, slot_ranges, thousands};
 pub use hot::failure_chart;
+pub use show::{Show, Shown};
 pub use tables::Table;

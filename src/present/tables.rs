@@ -139,8 +139,8 @@ pub(crate) fn esc(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
-/// Implement `Display` and `evcxr_display` for a type with a
-/// `fn table(&self) -> Table`.
+/// Implement `Display`, `evcxr_display` and [`Show`](crate::present::Show) for a
+/// type with a `fn table(&self) -> Table`.
 macro_rules! shows_as_table {
     ($t:ty) => {
         impl std::fmt::Display for $t {
@@ -152,6 +152,14 @@ macro_rules! shows_as_table {
             /// Show in the evcxr kernel as an HTML table (with a text form).
             pub fn evcxr_display(&self) {
                 self.table().evcxr_display()
+            }
+        }
+        impl $crate::present::show::Show for $t {
+            fn text_form(&self) -> String {
+                self.table().to_text()
+            }
+            fn html_form(&self) -> String {
+                self.table().to_html()
             }
         }
     };

@@ -228,6 +228,15 @@ impl Check {
     }
 }
 
+impl crate::present::Show for Check {
+    fn text_form(&self) -> String {
+        Checks { checks: vec![self.clone()], ..Default::default() }.table().to_text()
+    }
+    fn html_form(&self) -> String {
+        Checks { checks: vec![self.clone()], ..Default::default() }.table().to_html()
+    }
+}
+
 /// A list of checks shown as one table.
 ///
 /// With the `serde` feature it serializes as `title`, `all_match` and

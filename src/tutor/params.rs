@@ -154,6 +154,15 @@ impl Params {
     }
 }
 
+impl crate::present::Show for Params {
+    fn text_form(&self) -> String {
+        self.to_string()
+    }
+    fn html_form(&self) -> String {
+        format!("<p>{}</p>", esc(&self.to_string()))
+    }
+}
+
 impl fmt::Display for Params {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let differ: Vec<String> = self
