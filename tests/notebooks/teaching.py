@@ -23,6 +23,9 @@ Cell tags (JupyterLab: property inspector -> Cell Tags) carry the structure:
 Rules (each message says what to change):
   - the title (the first `# ` heading) asks a question: it ends with "?";
   - code cells have at most 15 lines, code lines at most 100 characters;
+  - no code cell calls `.evcxr_display()`: evcxr keeps one HTML output per
+    cell, so a second table or chart silently replaces the first; a cell
+    shows several with `show![table, chart]` as its last expression;
   - text outputs are at most 100 columns wide (they must fit a printed page);
   - every image is at most 300 KB;
   - a markdown cell is not both a Predict and a Why;
@@ -197,6 +200,9 @@ def problems(path: Path) -> list[str]:
             lines = src.rstrip("\n").splitlines()
             if len(lines) > MAX_CELL_LINES:
                 say(i, f"{len(lines)} lines of code: keep a cell to {MAX_CELL_LINES} (move the work into the crate)")
+            if re.search(r"\.evcxr_display\(\)", src):
+                say(i, "calls .evcxr_display(): evcxr keeps one HTML output per cell, so a later table or "
+                       "chart replaces it; show several with `show![table, chart]` as the cell's last line")
             for n, line in enumerate(lines, 1):
                 if len(line) > MAX_LINE:
                     say(i, f"line {n} is {len(line)} characters: break it at {MAX_LINE}")

@@ -58,6 +58,7 @@ def test_a_guess_cell_may_go_on_with_the_observe_code(tmp_path):
         (lambda c: c.__setitem__(0, cell("markdown", "# 01 · 91% move\n[g](00-index.ipynb#Glossary)")), "question mark"),
         (lambda c: c.__setitem__(3, cell("code", "x;\n" * 16)), "16 lines"),
         (lambda c: c.__setitem__(3, cell("code", "x" * 101)), "101 characters"),
+        (lambda c: c.__setitem__(3, cell("code", "t.evcxr_display();\nchart")), "show!["),
         (lambda c: c.__setitem__(3, cell("code", "x", outputs=[
             {"output_type": "stream", "name": "stdout", "text": "y" * 120}])), "120 columns"),
         (lambda c: c.__setitem__(3, cell("code", "x", outputs=[
