@@ -104,13 +104,13 @@ pub mod prelude {
     };
     pub use crate::present::charts::{self, Series, Style};
     pub use crate::present::{failure_chart, fixed, load_chart, pct, thousands, Figure, Show, Shown, Table};
-    pub use crate::show;
     pub use crate::schemes::{jump, shards, slots};
     pub use crate::schemes::{
         letters, numbered, prefixed, Bounded, FixedShards, Jump, Ketama, Key, Locate, Maglev, Modulo, Placement,
         PyRandom, Rendezvous, Ring, Slots, UnstableShards,
     };
     pub use crate::schemes::{Replicas, Replicated};
+    pub use crate::show;
     pub use crate::tutor::{Check, Checks, Guess, Params, Quiz};
     pub use crate::{
         crc16, guava_consistent_hash, jump_hash, ketama_hash, key_slot, md5_u128, modulo_rule, Error, HashWidth,
