@@ -18,7 +18,7 @@
 //!   ([`RequestLoad`]), hot keys, failures, and replica copies moved
 //!   ([`CopyMovement`]);
 //! * [`present`] — tables, charts (drawn with plotters) and their display
-//!   in the evcxr Jupyter kernel.
+//!   in the evcxr Jupyter kernel ([`show!`] shows several in one cell).
 //!
 //! Beside them, [`tutor`] sets each source document's figures beside this
 //! crate's ("document 89,813 · measured 89,813 ✓"). Keys are hashed once
