@@ -25,10 +25,12 @@ import re
 import sys
 import time
 from pathlib import Path
+from queue import Empty
 
 import nbformat
 from nbclient import NotebookClient
-from nbclient.exceptions import CellExecutionError, CellTimeoutError
+from nbclient.exceptions import CellExecutionComplete, CellExecutionError, CellTimeoutError
+from nbclient.util import ensure_async
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -44,6 +46,33 @@ STARTUP_TIMEOUT = int(os.environ.get("NB_STARTUP_TIMEOUT", "120"))
 # Belt and braces: a panic message in a cell's stderr fails the run even if the
 # kernel reported success (e.g. someone runs with a different config dir).
 PANIC_RE = re.compile(r"^thread '[^']*'(?: \(\d+\))? panicked at", re.MULTILINE)
+
+
+# evcxr_jupyter 0.22 forwards a cell's printed lines from another thread and reports
+# "idle" after sleeping 1 ms "to increase the odds" that they were sent (core.rs). On a
+# busy machine a line can come after "idle": nbclient drops it (the committed notebook
+# then lacks an output), or evcxr stamps it with the next cell's request once that has
+# started. So after "idle" we keep reading the cell's messages until none has come for
+# SETTLE seconds, before the next cell is sent. Override with NB_SETTLE.
+SETTLE = float(os.environ.get("NB_SETTLE", "0.15"))
+
+
+class SettlingClient(NotebookClient):
+    """NotebookClient that waits for a cell's late output (see SETTLE)."""
+
+    async def _async_poll_output_msg(self, parent_msg_id, cell, cell_index):
+        await super()._async_poll_output_msg(parent_msg_id, cell, cell_index)
+        while True:
+            try:
+                msg = await ensure_async(self.kc.iopub_channel.get_msg(timeout=SETTLE))
+            except Empty:
+                return
+            if msg["parent_header"].get("msg_id") != parent_msg_id:
+                continue
+            try:
+                self.process_message(msg, cell, cell_index)
+            except CellExecutionComplete:
+                pass
 
 
 class NotebookRunError(Exception):
@@ -78,7 +107,7 @@ def execute(path: Path | str, cwd: Path | str | None = None, *, quiet: bool = Fa
     cwd = Path(cwd).resolve() if cwd else path.parent
     committed = nbformat.read(path, as_version=4)
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(
+    client = SettlingClient(
         nb,
         kernel_name=KERNEL_NAME,
         timeout=CELL_TIMEOUT,
