@@ -222,18 +222,21 @@ impl std::fmt::Display for Check {
 }
 
 impl Check {
-    /// Show in the evcxr kernel.
+    /// Show in the evcxr kernel (as a table of one row).
     pub fn evcxr_display(&self) {
-        Checks { checks: vec![self.clone()], ..Default::default() }.evcxr_display()
+        self.as_checks().evcxr_display()
+    }
+    fn as_checks(&self) -> Checks {
+        Checks { checks: vec![self.clone()], ..Default::default() }
     }
 }
 
 impl crate::present::Show for Check {
     fn text_form(&self) -> String {
-        Checks { checks: vec![self.clone()], ..Default::default() }.table().to_text()
+        self.as_checks().table().to_text()
     }
     fn html_form(&self) -> String {
-        Checks { checks: vec![self.clone()], ..Default::default() }.table().to_html()
+        self.as_checks().table().to_html()
     }
 }
 

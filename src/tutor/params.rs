@@ -149,8 +149,8 @@ impl Params {
 
     /// Show in the evcxr kernel (one line of text).
     pub fn evcxr_display(&self) {
-        let text = self.to_string();
-        emit(&text, &format!("<p>{}</p>", esc(&text)));
+        use crate::present::Show;
+        emit(&self.text_form(), &self.html_form());
     }
 }
 
