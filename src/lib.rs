@@ -96,8 +96,8 @@ pub use tutor::{Check, Checks};
 /// ```
 pub mod prelude {
     pub use crate::analysis::{
-        middle_removal, resized, ring_spread, ArrangementSweep, CompareSettings, Comparison, LoadReport, LoadSpread,
-        MiddleRemoval, ModuloSweep, Movement, Scheme, VnodeSweep,
+        middle_removal, resized, ring_spread, ArrangementSweep, BoundedLoads, CompareSettings, Comparison, LoadReport,
+        LoadSpread, MiddleRemoval, ModuloSweep, Movement, Scheme, VnodeSweep,
     };
     pub use crate::analysis::{
         CopyMovement, FailureSweep, HotKeySplit, LoadUnderSkew, NodeFailure, RequestBounds, RequestLoad, Workload,

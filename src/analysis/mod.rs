@@ -5,6 +5,7 @@
 //! [`present`](crate::present) floor shows these results as tables and
 //! charts).
 
+pub mod bounded;
 pub mod compare;
 pub mod hot;
 pub mod load;
@@ -16,6 +17,7 @@ pub mod spread;
 pub mod sweep;
 pub mod workload;
 
+pub use bounded::{BoundedLoads, BoundedRow};
 pub use compare::{resized, CompareSettings, Comparison, Scheme, SchemeRow};
 pub use hot::{
     BoundRow, FailureRow, FailureSweep, HotKeySplit, LoadUnderSkew, NodeFailure, RequestBounds, RequestLoad, SkewRow,

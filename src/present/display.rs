@@ -11,7 +11,8 @@
 //! ```
 
 use crate::analysis::{
-    ArrangementSweep, Comparison, LoadReport, LoadSpread, MiddleRemoval, ModuloSweep, Movement, VnodeSweep,
+    ArrangementSweep, BoundedLoads, Comparison, LoadReport, LoadSpread, MiddleRemoval, ModuloSweep, Movement,
+    VnodeSweep,
 };
 use crate::keys::KeySet;
 use crate::present::format::{fixed, pct, thousands};
@@ -330,6 +331,33 @@ impl MiddleRemoval {
 }
 
 shows_as_table!(MiddleRemoval);
+
+impl BoundedLoads {
+    /// Per ring: the cap, the busiest node, and what growing moved.
+    pub fn table(&self) -> Table {
+        let (from, to) = self.nodes();
+        let mut t = Table::new(
+            format!("bounded loads beside the plain ring, {from} → {to} nodes"),
+            ["points/node", "ε", "cap c", "busiest", "max/mean", "moved", "share", "churn"],
+        );
+        for r in &self.rows {
+            t.row([
+                r.points.to_string(),
+                r.epsilon.map_or("ring".into(), |e| e.to_string()),
+                r.cap.map_or("—".into(), thousands),
+                thousands(r.busiest),
+                format!("{:.3}", r.max_over_mean),
+                thousands(r.moved),
+                pct(r.share(), 2),
+                thousands(r.between_kept),
+            ]);
+        }
+        t.note("ring: no cap · cap c = ⌈(1 + ε)·m/n⌉ after growing · churn: movers between two old nodes");
+        t
+    }
+}
+
+shows_as_table!(BoundedLoads);
 
 /// A lookup time, or "—" where there is none.
 fn ns(x: Option<f64>) -> String {

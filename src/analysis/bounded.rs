@@ -1,0 +1,163 @@
+//! Bounded loads beside the plain ring: what a cap on the busiest node buys,
+//! and what it costs in keys moved.
+//!
+//! [`BoundedLoads::run`] grows a cluster from `from` to `to` nodes once with
+//! the plain ring and once with a bounded-loads ring ([`Bounded`]) for each
+//! ε, for each number of points per node. Each row keeps the cap
+//! ⌈(1 + ε)·m/n⌉ after the growth, the busiest node, the keys moved and the
+//! churn (movers between two old nodes).
+//!
+//! ```
+//! use reshard::prelude::*;
+//! let keys = KeySet::plain(10_000).hashed(HashWidth::Bits128)?;
+//! let b = BoundedLoads::run(&keys, 10, 11, &[1], &[0.05])?;
+//! let (plain, tight) = (b.row(1, None).unwrap(), b.row(1, Some(0.05)).unwrap());
+//! assert_eq!(tight.cap, Some(955)); // ⌈1.05 · 10,000 / 11⌉
+//! assert!(tight.busiest <= 955 && plain.busiest > 955);
+//! assert_eq!(plain.between_kept, 0); // the plain ring has no churn
+//! # Ok::<(), reshard::Error>(())
+//! ```
+
+use crate::analysis::{resized, LoadReport, Movement};
+use crate::keys::HashedKeys;
+use crate::schemes::{Bounded, Ring};
+use crate::Result;
+
+/// One row of [`BoundedLoads`]: a ring with `points` per node, plain
+/// (`epsilon` `None`) or bounded, grown from `from` to `to` nodes.
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct BoundedRow {
+    /// Points per node.
+    pub points: usize,
+    /// ε of the cap, or `None` for the plain ring.
+    pub epsilon: Option<f64>,
+    /// The cap ⌈(1 + ε)·m/n⌉ after the growth (`None` for the plain ring).
+    pub cap: Option<u64>,
+    /// Keys on the busiest node after the growth.
+    pub busiest: u64,
+    /// `busiest` over the mean load after the growth.
+    pub max_over_mean: f64,
+    /// Keys whose node changed.
+    pub moved: u64,
+    /// Movers between two old nodes (churn).
+    pub between_kept: u64,
+    /// Keys placed.
+    pub keys: u64,
+}
+
+impl BoundedRow {
+    /// `moved` over the key count.
+    pub fn share(&self) -> f64 {
+        self.moved as f64 / self.keys.max(1) as f64
+    }
+}
+
+/// The plain ring and bounded loads, grown from `from` to `to` nodes: see the
+/// [module docs](self).
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct BoundedLoads {
+    pub(crate) from: usize,
+    pub(crate) to: usize,
+    pub(crate) rows: Vec<BoundedRow>,
+}
+
+impl BoundedLoads {
+    /// For each count in `points`: the plain ring, then bounded loads for each
+    /// ε in `epsilons`, nodes `"0"` … grown from `from` to `to`.
+    ///
+    /// Fails like [`Ring::new`], [`Ring::with_vnodes`] and
+    /// [`Bounded::with_epsilon`] do (0 nodes, 0 points per node, ε ≤ 0).
+    pub fn run(keys: &HashedKeys, from: usize, to: usize, points: &[usize], epsilons: &[f64]) -> Result<Self> {
+        let mut rows = Vec::new();
+        let mut push = |points: usize, epsilon: Option<f64>, cap: Option<u64>, m: Movement, load: LoadReport| {
+            rows.push(BoundedRow {
+                points,
+                epsilon,
+                cap,
+                busiest: load.max(),
+                max_over_mean: load.max_over_mean(),
+                moved: m.moved(),
+                between_kept: m.between_kept(),
+                keys: m.keys(),
+            })
+        };
+        for &v in points {
+            let ring = Ring::new(from)?.with_vnodes(v)?;
+            let grown = resized(&ring, from, to)?;
+            push(v, None, None, Movement::measure(keys, &ring, &grown)?, LoadReport::measure(keys, &grown)?);
+            for &e in epsilons {
+                let b = Bounded::new(from)?.with_vnodes(v)?.with_epsilon(e)?;
+                let grown = resized(&b, from, to)?;
+                let cap = grown.capacity(keys.len());
+                push(v, Some(e), Some(cap), Movement::measure(keys, &b, &grown)?, LoadReport::measure(keys, &grown)?);
+            }
+        }
+        Ok(BoundedLoads { from, to, rows })
+    }
+
+    /// Every row, in the order run made them.
+    pub fn rows(&self) -> &[BoundedRow] {
+        &self.rows
+    }
+
+    /// The row for `points` per node and `epsilon` (`None`: the plain ring).
+    pub fn row(&self, points: usize, epsilon: Option<f64>) -> Option<&BoundedRow> {
+        self.rows.iter().find(|r| r.points == points && r.epsilon == epsilon)
+    }
+
+    /// Nodes before and after.
+    pub fn nodes(&self) -> (usize, usize) {
+        (self.from, self.to)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schemes::{NodeId, Placement};
+    use crate::{HashWidth, KeySet};
+
+    /// Keys moved (by node name) and the busiest node's keys, growing `before` from 4 to 5 nodes.
+    fn by_hand<P: Placement + Clone>(before: &P, keys: &HashedKeys) -> (u64, u64) {
+        let after = resized(before, 4, 5).unwrap();
+        let (old, new) = (before.assign(keys), after.assign(keys));
+        let name = |p: &P, n: &NodeId| p.nodes()[*n as usize].clone();
+        let moved = old.iter().zip(&new).filter(|(a, b)| name(before, a) != name(&after, b)).count();
+        let mut load = vec![0u64; after.nodes().len()];
+        for &n in &new {
+            load[n as usize] += 1;
+        }
+        (moved as u64, *load.iter().max().unwrap())
+    }
+
+    #[test]
+    fn each_row_is_what_the_schemes_give_by_hand() {
+        let keys = KeySet::plain(5_000).hashed(HashWidth::Bits128).unwrap();
+        let b = BoundedLoads::run(&keys, 4, 5, &[1, 20], &[0.1, 0.5]).unwrap();
+        assert_eq!(b.rows().len(), 6);
+        for r in b.rows() {
+            let (moved, busiest) = match r.epsilon {
+                None => by_hand(&Ring::new(4).unwrap().with_vnodes(r.points).unwrap(), &keys),
+                Some(e) => {
+                    by_hand(&Bounded::new(4).unwrap().with_vnodes(r.points).unwrap().with_epsilon(e).unwrap(), &keys)
+                }
+            };
+            assert_eq!((r.moved, r.busiest), (moved, busiest));
+            if let Some(e) = r.epsilon {
+                let cap = ((1.0 + e) * 5_000.0 / 5.0_f64).ceil() as u64;
+                assert_eq!(r.cap, Some(cap));
+                assert!(r.busiest <= cap);
+            }
+        }
+    }
+
+    #[test]
+    fn bad_input_is_an_error() {
+        let keys = KeySet::plain(100).hashed(HashWidth::Bits128).unwrap();
+        assert!(BoundedLoads::run(&keys, 0, 1, &[1], &[0.1]).is_err());
+        assert!(BoundedLoads::run(&keys, 3, 4, &[0], &[0.1]).is_err());
+        assert!(BoundedLoads::run(&keys, 3, 4, &[1], &[0.0]).is_err());
+    }
+}
