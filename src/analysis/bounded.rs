@@ -20,7 +20,7 @@
 
 use crate::analysis::{resized, LoadReport, Movement};
 use crate::keys::HashedKeys;
-use crate::schemes::{Bounded, Ring};
+use crate::schemes::{Bounded, Placement, Ring};
 use crate::Result;
 
 /// One row of [`BoundedLoads`]: a ring with `points` per node, plain
@@ -71,27 +71,12 @@ impl BoundedLoads {
     /// [`Bounded::with_epsilon`] do (0 nodes, 0 points per node, ε ≤ 0).
     pub fn run(keys: &HashedKeys, from: usize, to: usize, points: &[usize], epsilons: &[f64]) -> Result<Self> {
         let mut rows = Vec::new();
-        let mut push = |points: usize, epsilon: Option<f64>, cap: Option<u64>, m: Movement, load: LoadReport| {
-            rows.push(BoundedRow {
-                points,
-                epsilon,
-                cap,
-                busiest: load.max(),
-                max_over_mean: load.max_over_mean(),
-                moved: m.moved(),
-                between_kept: m.between_kept(),
-                keys: m.keys(),
-            })
-        };
         for &v in points {
             let ring = Ring::new(from)?.with_vnodes(v)?;
-            let grown = resized(&ring, from, to)?;
-            push(v, None, None, Movement::measure(keys, &ring, &grown)?, LoadReport::measure(keys, &grown)?);
+            rows.push(grow(keys, &ring, (from, to), v, None, |_| None)?);
             for &e in epsilons {
                 let b = Bounded::new(from)?.with_vnodes(v)?.with_epsilon(e)?;
-                let grown = resized(&b, from, to)?;
-                let cap = grown.capacity(keys.len());
-                push(v, Some(e), Some(cap), Movement::measure(keys, &b, &grown)?, LoadReport::measure(keys, &grown)?);
+                rows.push(grow(keys, &b, (from, to), v, Some(e), |g| Some(g.capacity(keys.len())))?);
             }
         }
         Ok(BoundedLoads { from, to, rows })
@@ -113,10 +98,34 @@ impl BoundedLoads {
     }
 }
 
+/// One row: `before` grown from `from` to `to` nodes; `cap` reads the grown
+/// placement's cap, if it has one.
+fn grow<P: Placement + Clone>(
+    keys: &HashedKeys,
+    before: &P,
+    (from, to): (usize, usize),
+    points: usize,
+    epsilon: Option<f64>,
+    cap: impl Fn(&P) -> Option<u64>,
+) -> Result<BoundedRow> {
+    let after = resized(before, from, to)?;
+    let (m, load) = (Movement::measure(keys, before, &after)?, LoadReport::measure(keys, &after)?);
+    Ok(BoundedRow {
+        points,
+        epsilon,
+        cap: cap(&after),
+        busiest: load.max(),
+        max_over_mean: load.max_over_mean(),
+        moved: m.moved(),
+        between_kept: m.between_kept(),
+        keys: m.keys(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schemes::{NodeId, Placement};
+    use crate::schemes::NodeId;
     use crate::{HashWidth, KeySet};
 
     /// Keys moved (by node name) and the busiest node's keys, growing `before` from 4 to 5 nodes.
