@@ -167,6 +167,26 @@ impl Maglev {
         &self.table
     }
 
+    /// The lookup table by name: `owners()[e]` is the name of entry `e`'s
+    /// backend, so two tables over different backends can be compared entry
+    /// by entry (a backend's index changes when another one leaves, its
+    /// name doesn't). Owned strings, so a notebook can keep the list in a
+    /// variable after the table is gone.
+    ///
+    /// ```
+    /// use reshard::{Maglev, Placement};
+    /// let m = Maglev::from_permutations(
+    ///     ["B0", "B1", "B2"],
+    ///     vec![vec![3, 0, 4, 1, 5, 2, 6], vec![0, 2, 4, 6, 1, 3, 5], vec![3, 4, 5, 6, 0, 1, 2]],
+    /// )?;
+    /// assert_eq!(m.owners(), ["B1", "B0", "B1", "B0", "B2", "B2", "B0"]);
+    /// assert_eq!(m.remove_node("B1")?.owners(), ["B0", "B0", "B0", "B0", "B2", "B2", "B2"]);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn owners(&self) -> Vec<String> {
+        self.table.iter().map(|&b| self.nodes[b as usize].clone()).collect()
+    }
+
     /// How many table entries each backend owns, in backend order.
     pub fn entry_counts(&self) -> Vec<usize> {
         count_per_node(&self.table, self.nodes.len())
