@@ -51,7 +51,7 @@ pub mod tutor;
 pub use analysis::{
     ArrangementSweep, CompareSettings, Comparison, CopyMovement, FailureSweep, HotKeySplit, LoadReport, LoadSpread,
     LoadUnderSkew, MiddleRemoval, ModuloSweep, Movement, NodeFailure, RequestBounds, RequestLoad, Scheme, VnodeSweep,
-    Workload,
+    WeightedShares, Workload,
 };
 pub use error::{Error, Result};
 pub use hash::{md5_u128, HashWidth};
@@ -96,8 +96,8 @@ pub use tutor::{Check, Checks};
 /// ```
 pub mod prelude {
     pub use crate::analysis::{
-        middle_removal, resized, ring_spread, ArrangementSweep, BoundedLoads, CompareSettings, Comparison, LoadReport,
-        LoadSpread, MiddleRemoval, ModuloSweep, Movement, Scheme, VnodeSweep,
+        middle_removal, resized, ring_share_sd, ring_spread, ArrangementSweep, BoundedLoads, CompareSettings,
+        Comparison, LoadReport, LoadSpread, MiddleRemoval, ModuloSweep, Movement, Scheme, VnodeSweep, WeightedShares,
     };
     pub use crate::analysis::{
         CopyMovement, FailureSweep, HotKeySplit, LoadUnderSkew, NodeFailure, RequestBounds, RequestLoad, Workload,

@@ -15,6 +15,7 @@ pub mod removal;
 pub mod replicas;
 pub mod spread;
 pub mod sweep;
+pub mod weights;
 pub mod workload;
 
 pub use bounded::{BoundedLoads, BoundedRow};
@@ -28,6 +29,7 @@ pub use memory::MemoryEstimate;
 pub use movement::Movement;
 pub use removal::{middle_removal, MiddleRemoval, RemovalRow};
 pub use replicas::{CopyMovement, CopyRow};
-pub use spread::{ring_spread, LoadSpread, SpreadRow};
+pub use spread::{ring_share_sd, ring_spread, LoadSpread, SpreadRow};
 pub use sweep::{salt, Arrangement, ArrangementSweep, ModuloRow, ModuloSweep, VnodeSweep};
+pub use weights::{WeightRow, WeightedShares};
 pub use workload::{Workload, ZipfStream};

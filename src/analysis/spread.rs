@@ -96,6 +96,28 @@ pub fn ring_spread_predicted(nodes: usize, k: usize) -> f64 {
     ((n - 1.0).max(0.0) / (k * n + 1.0)).sqrt()
 }
 
+/// The standard deviation of one node's share of `keys` keys on a ring of
+/// `nodes` nodes with `k` random points each: `√(p(1−p)·(1/(kN+1) + 1/m))`
+/// for `p = 1/N` — the spread of its arcs ([`ring_spread_predicted`]) plus
+/// the sampling noise of `m` keys. When a node joins a ring the keys that
+/// move are the keys it takes, so this is also the spread of the share moved
+/// (`nodes` = the count after it joined). 0 for no nodes.
+///
+/// ```
+/// use reshard::analysis::spread::{ring_share_sd, ring_spread_predicted};
+/// let (n, k, m) = (5, 100, 100_000);
+/// let by_parts = (ring_spread_predicted(n, k).powi(2) + (n as f64 - 1.0) / m as f64).sqrt() / n as f64;
+/// assert!((ring_share_sd(n, k, m) - by_parts).abs() < 1e-15);
+/// assert!((ring_share_sd(5, 1, 100_000) - 0.1633).abs() < 1e-4); // one point each: 20% ± 16%
+/// ```
+pub fn ring_share_sd(nodes: usize, k: usize, keys: usize) -> f64 {
+    if nodes == 0 {
+        return 0.0;
+    }
+    let p = 1.0 / nodes as f64;
+    (p * (1.0 - p) * (1.0 / (k as f64 * nodes as f64 + 1.0) + 1.0 / keys.max(1) as f64)).sqrt()
+}
+
 /// Relative variance of a list of values around their mean.
 fn relative_variance(values: impl Iterator<Item = f64> + Clone) -> f64 {
     let (sum, count) = values.clone().fold((0.0, 0usize), |(s, c), v| (s + v, c + 1));
@@ -142,7 +164,6 @@ impl LoadSpread {
         )?;
         let width = keys.width();
         keys.sorted_order();
-        let m = keys.len() as f64;
         let mut rows = Vec::with_capacity(k_values.len());
         for &k in k_values {
             let vars = (0..arrangements)
@@ -167,7 +188,7 @@ impl LoadSpread {
                 key_space: Some(space),
                 key_space_predicted: Some(predicted),
                 key_counts: counts,
-                key_counts_predicted: (predicted.powi(2) + (nodes as f64 - 1.0) / m).sqrt(),
+                key_counts_predicted: nodes as f64 * ring_share_sd(nodes, k, keys.len()),
                 // the paper's figures are for the setup simulated here with
                 // 1000 nodes; other node counts have no published value
                 paper: if nodes == PAPER_NODES {

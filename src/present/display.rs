@@ -12,7 +12,7 @@
 
 use crate::analysis::{
     ArrangementSweep, BoundedLoads, Comparison, LoadReport, LoadSpread, MiddleRemoval, ModuloSweep, Movement,
-    VnodeSweep,
+    VnodeSweep, WeightedShares,
 };
 use crate::keys::KeySet;
 use crate::present::format::{fixed, pct, thousands};
@@ -258,16 +258,8 @@ shows_as_table!(Comparison);
 impl LoadSpread {
     /// Measured beside predicted and the paper's values.
     pub fn table(&self) -> Table {
-        let title = match self.rows.first() {
-            Some(r) => format!(
-                "load spread: std dev of per-node load over its mean · {} nodes · {} keys",
-                thousands(r.nodes as u64),
-                thousands(r.keys)
-            ),
-            None => "load spread".into(),
-        };
         let mut t = Table::new(
-            title,
+            self.title(),
             [
                 "scheme",
                 "points/node k",
@@ -302,6 +294,39 @@ Lamping & Veach 2014, standard error of the ring's bucket sizes",
 }
 
 shows_as_table!(LoadSpread);
+
+impl LoadSpread {
+    /// The measured columns of [`table`](Self::table) only — no formula, no
+    /// paper — for showing a result before it is compared.
+    pub fn measured_table(&self) -> Table {
+        let mut t = Table::new(
+            self.title(),
+            ["scheme", "points/node k", "arrangements", "key space: measured", "keys: measured"],
+        );
+        for r in &self.rows {
+            t.row([
+                r.scheme.clone(),
+                r.points_per_node.map_or("—".into(), |k| thousands(k as u64)),
+                r.arrangements.to_string(),
+                r.key_space.map_or("—".to_string(), |v| format!("{v:.4}")),
+                format!("{:.4}", r.key_counts),
+            ]);
+        }
+        t.note("key space: each node's share of the circle; keys: each node's count of the keys");
+        t
+    }
+
+    fn title(&self) -> String {
+        match self.rows.first() {
+            Some(r) => format!(
+                "load spread: std dev of per-node load over its mean · {} nodes · {} keys",
+                thousands(r.nodes as u64),
+                thousands(r.keys)
+            ),
+            None => "load spread".into(),
+        }
+    }
+}
 
 impl MiddleRemoval {
     /// Moved keys, those from the removed node, and those between nodes
@@ -358,6 +383,35 @@ impl BoundedLoads {
 }
 
 shows_as_table!(BoundedLoads);
+
+impl WeightedShares {
+    /// Per node: its weight, the share that weight asks for, and the share of
+    /// the keys each scheme gave it.
+    pub fn table(&self) -> Table {
+        let mut t = Table::new(
+            format!("weighted placement of {} keys: share of the keys per node", thousands(self.keys)),
+            ["node", "weight", "weight share", "rendezvous, weighted", "ketama", "ketama points"],
+        );
+        for r in &self.rows {
+            t.row([
+                r.node.clone(),
+                r.weight.to_string(),
+                pct(r.weight_share, 2),
+                pct(r.rendezvous, 2),
+                pct(r.ketama, 2),
+                thousands(r.ketama_points as u64),
+            ]);
+        }
+        t.note(format!(
+            "weight share = w / Σw · largest gap from it: rendezvous {}, ketama {} (of all keys)",
+            pct(self.rendezvous_gap(), 2),
+            pct(self.ketama_gap(), 2)
+        ));
+        t
+    }
+}
+
+shows_as_table!(WeightedShares);
 
 /// A lookup time, or "—" where there is none.
 fn ns(x: Option<f64>) -> String {

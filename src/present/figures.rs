@@ -15,6 +15,7 @@
 
 use crate::analysis::{
     ArrangementSweep, Comparison, LoadReport, LoadSpread, MiddleRemoval, ModuloSweep, Movement, SpreadRow, VnodeSweep,
+    WeightedShares,
 };
 use crate::present::charts::{self as plot, BarChart, Heatmap, LineChart, RingDiagram, Series, ShardMap, Style};
 use crate::present::format::{pct, thousands};
@@ -229,6 +230,23 @@ impl LoadSpread {
             chart = chart.reference(j.key_counts, &format!("jump: keys, measured ({:.4})", j.key_counts));
         }
         chart
+    }
+}
+
+impl WeightedShares {
+    /// Each node's share of the keys against its share of the weight, one
+    /// dot per node and scheme, with the line `y = x` a fair scheme sits on.
+    pub fn chart(&self, title: &str) -> LineChart {
+        let dots = |f: fn(&crate::analysis::WeightRow) -> f64| -> Vec<(f64, f64)> {
+            self.rows.iter().map(|r| (r.weight_share, f(r))).collect()
+        };
+        let top = self.rows.iter().map(|r| r.weight_share).fold(0.0, f64::max) * 1.1;
+        let series = [
+            Series::new("rendezvous, weighted", dots(|r| r.rendezvous)).style(Style::Points).ink(0),
+            Series::new("ketama (points ∝ weight)", dots(|r| r.ketama)).style(Style::Points).ink(1),
+            Series::new("y = x", [(0.0, 0.0), (top, top)]).style(Style::Line).ink(7),
+        ];
+        plot::line_chart(title, "weight share w / Σw", "share of the keys", &series)
     }
 }
 
