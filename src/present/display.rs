@@ -403,9 +403,9 @@ impl WeightedShares {
             ]);
         }
         t.note(format!(
-            "weight share = w / Σw · largest gap from it: rendezvous {}, ketama {} (of all keys)",
-            pct(self.rendezvous_gap(), 2),
-            pct(self.ketama_gap(), 2)
+            "weight share = w / Σw · largest gap from it, in percentage points: rendezvous {:.2}, ketama {:.2}",
+            100.0 * self.rendezvous_gap(),
+            100.0 * self.ketama_gap()
         ));
         t
     }
