@@ -43,14 +43,15 @@ $(VENV_STAMP): $(REQUIREMENTS)
 	@touch $@
 
 # How evcxr_jupyter is compiled. Empty = cargo's release profile (opt-level 3). Measured on
-# 2 cores (README, "What the first run costs"): the default took 7 min 06 s / 12.7 CPU-min;
+# 2 cores (README, "What the first run costs"): the default took 7 min 06 s / 12.7 CPU-min, and a
+# whole `make setup` with a fresh HOME (pip, crate downloads, this build) 6 min 11 s / 11.8 CPU-min;
 # opt-level 1 could not be shown to build faster here (measured under heavy load) and made every
 # notebook run cost ~10% more CPU (evcxr's embedded rust-analyzer runs slower), so it is not
 # used. To try it:
 #   make evcxr EVCXR_PROFILE="CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16"
 EVCXR_PROFILE :=
 # CPU-minutes that build takes; wall time is about that / min(0.9 x cores, 4) on an idle machine.
-EVCXR_BUILD_CPU_MIN := 13
+EVCXR_BUILD_CPU_MIN := 12
 NPROC := $(shell nproc 2>/dev/null || sysctl -n hw.ncpu 2>/dev/null || echo 2)
 
 evcxr:
