@@ -271,15 +271,14 @@ impl LoadSpread {
                 "keys: expected",
             ],
         );
-        let f = |x: Option<f64>| x.map_or("—".to_string(), |v| format!("{v:.4}"));
         for r in &self.rows {
             t.row([
                 r.scheme.clone(),
                 r.points_per_node.map_or("—".into(), |k| thousands(k as u64)),
                 r.arrangements.to_string(),
-                f(r.key_space),
-                f(r.key_space_predicted),
-                f(r.paper),
+                four_places(r.key_space),
+                four_places(r.key_space_predicted),
+                four_places(r.paper),
                 format!("{:.4}", r.key_counts),
                 format!("{:.4}", r.key_counts_predicted),
             ]);
@@ -295,6 +294,11 @@ Lamping & Veach 2014, standard error of the ring's bucket sizes",
 
 shows_as_table!(LoadSpread);
 
+/// A spread to four decimals, or "—" where a row has none.
+fn four_places(x: Option<f64>) -> String {
+    x.map_or("—".to_string(), |v| format!("{v:.4}"))
+}
+
 impl LoadSpread {
     /// The measured columns of [`table`](Self::table) only — no formula, no
     /// paper — for showing a result before it is compared.
@@ -308,7 +312,7 @@ impl LoadSpread {
                 r.scheme.clone(),
                 r.points_per_node.map_or("—".into(), |k| thousands(k as u64)),
                 r.arrangements.to_string(),
-                r.key_space.map_or("—".to_string(), |v| format!("{v:.4}")),
+                four_places(r.key_space),
                 format!("{:.4}", r.key_counts),
             ]);
         }
