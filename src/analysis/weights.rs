@@ -8,7 +8,7 @@
 //! of four points each) — and keeps, per node, the weight share beside the
 //! share of the keys each scheme gave it.
 //!
-//! The gap between the two is measured in keys
+//! The gap between the two is measured as a share of all the keys
 //! ([`WeightedShares::rendezvous_gap`]) and in binomial standard deviations
 //! `√(p(1−p)/m)` for a node of weight share `p` and `m` keys
 //! ([`WeightedShares::rendezvous_sigmas`]): rendezvous is exact in
