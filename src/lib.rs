@@ -65,6 +65,7 @@ pub use schemes::{
     letters, numbered, prefixed, Bounded, FixedShards, Jump, Ketama, Key, Locate, Maglev, Modulo, NodeId, Placement,
     PyRandom, Rendezvous, Replicas, Replicated, Ring, Slots, UnstableShards,
 };
+pub use schemes::{NginxHash, TwemDistribution, TwemHash, Twemproxy};
 pub use tutor::{Check, Checks};
 
 /// What a notebook needs, in one glob import that shadows nothing of
@@ -109,6 +110,7 @@ pub mod prelude {
         letters, numbered, prefixed, Bounded, FixedShards, Jump, Ketama, Key, Locate, Maglev, Modulo, Placement,
         PyRandom, Rendezvous, Ring, Slots, UnstableShards,
     };
+    pub use crate::schemes::{NginxHash, TwemDistribution, TwemHash, Twemproxy};
     pub use crate::schemes::{Replicas, Replicated};
     pub use crate::show;
     pub use crate::tutor::{Check, Checks, Guess, Params, Quiz};

@@ -29,10 +29,12 @@
 //! ```
 
 pub mod bounded;
+pub mod hashkit;
 pub mod jump;
 pub mod ketama;
 pub mod maglev;
 pub mod modulo;
+pub mod nginx;
 pub mod pyrandom;
 pub mod rendezvous;
 pub mod replicas;
@@ -40,13 +42,16 @@ pub mod ring;
 pub mod shards;
 pub mod slots;
 pub mod slots_rebalance;
+pub mod twemproxy;
 pub mod unstable;
 
 pub use bounded::Bounded;
+pub use hashkit::TwemHash;
 pub use jump::Jump;
 pub use ketama::Ketama;
 pub use maglev::Maglev;
 pub use modulo::Modulo;
+pub use nginx::NginxHash;
 pub use pyrandom::PyRandom;
 pub use rendezvous::Rendezvous;
 pub use replicas::{Replicas, Replicated};
@@ -54,6 +59,7 @@ pub use ring::Ring;
 pub use shards::FixedShards;
 pub use slots::Slots;
 pub use slots_rebalance::{SlotMove, SlotPlan};
+pub use twemproxy::{TwemDistribution, Twemproxy};
 pub use unstable::UnstableShards;
 
 use crate::keys::HashedKeys;
