@@ -30,7 +30,17 @@ nginx
   * asks `GET /<case>/?key=<key>` for every key (http.client, keep-alive) and
     records the body, i.e. the backend that answered.
 
+Failures: the `*_eject` twemproxy cases set `auto_eject_hosts: true`,
+`server_failure_limit: 1`, `server_retry_timeout: 600000` and list one server
+(header `# ejected: <name>`) on a free port where nothing listens; before the
+recorded keys, `SET warm:<i> 1` is sent one request at a time until one fails
+(that server is ejected then), and the recorded keys are sent after. The
+nginx `*_down` cases mark one server `down` in the upstream.
+
 Everything binds 127.0.0.1 and is stopped at the end.
+
+`python3 scripts/record_proxies.py [NAME-PREFIX ...]` records only the
+cases whose names start with one of the prefixes (all of them without).
 """
 
 import http.client
@@ -164,6 +174,12 @@ for h in ["md5", "crc32a", "murmur", "one_at_a_time", "fnv1_64", "fnv1a_32", "fn
 for h in ["md5", "one_at_a_time", "crc16", "crc32", "hsieh", "jenkins", "fnv1_64"]:
     TWEM_CASES.append((f"twem_modula_{h}", "modula", h, None,
                        [(1, "alpha"), (1, "beta"), (1, "gamma"), (1, "delta")]))
+# auto_eject_hosts: the server at this index is dead and gets ejected
+EJECT = {"twem_ketama_fnv1a64_eject": 1, "twem_modula_md5_eject": 2}
+TWEM_CASES += [
+    ("twem_ketama_fnv1a64_eject", "ketama", "fnv1a_64", None, [(1, "alpha"), (1, "beta"), (1, "gamma")]),
+    ("twem_modula_md5_eject", "modula", "md5", None, [(1, "alpha"), (1, "beta"), (1, "gamma"), (1, "delta")]),
+]
 
 
 def twem_version():
@@ -171,7 +187,7 @@ def twem_version():
     return (out.stdout + out.stderr).strip().splitlines()[0]
 
 
-def record_twemproxy(tmp, keys):
+def record_twemproxy(tmp, keys, wanted):
     ports = [free_port() for _ in range(4)]
     procs = []
     try:
@@ -183,14 +199,20 @@ def record_twemproxy(tmp, keys):
             wait_port(p)
         version = twem_version()
         for case, dist, hsh, tag, servers in TWEM_CASES:
+            if not wanted(case):
+                continue
+            dead = EJECT.get(case)
+            used = [free_port() if i == dead else p for i, p in enumerate(ports[:len(servers)])]
             lines = []
-            for (w, name), p in zip(servers, ports):
+            for (w, name), p in zip(servers, used):
                 lines.append(f"127.0.0.1:{p}:{w}" + (f" {name}" if name else ""))
             listen, stats = free_port(), free_port()
             conf = [f"pool:", f"  listen: 127.0.0.1:{listen}", f"  redis: true",
                     f"  distribution: {dist}", f"  hash: {hsh}"]
             if tag:
                 conf.append(f'  hash_tag: "{tag}"')
+            if dead is not None:
+                conf += ["  auto_eject_hosts: true", "  server_failure_limit: 1", "  server_retry_timeout: 600000"]
             conf.append("  servers:")
             conf += [f"   - {l}" for l in lines]
             path = os.path.join(tmp, f"{case}.yml")
@@ -202,6 +224,18 @@ def record_twemproxy(tmp, keys):
             try:
                 wait_port(listen)
                 c = Resp(listen)
+                if dead is not None:
+                    failed = 0
+                    for i in range(1000):
+                        try:
+                            c.pipeline([resp_cmd("SET", f"warm:{i}", "1")])
+                        except RuntimeError:
+                            failed += 1
+                            break
+                    assert failed, f"{case}: no request failed, nothing ejected"
+                    time.sleep(0.5)
+                    c.close()
+                    c = Resp(listen)
                 replies = c.pipeline([resp_cmd("SET", k.encode(), "1") for k in keys])
                 c.close()
                 assert all(r == "OK" for r in replies), replies[:5]
@@ -209,10 +243,13 @@ def record_twemproxy(tmp, keys):
                 proxy.terminate()
                 proxy.wait()
             where = {}
-            for p in ports[:len(servers)]:
+            for i, p in enumerate(used):
+                if i == dead:
+                    continue
                 b = Resp(p)
                 for k in b.pipeline([resp_cmd("KEYS", "*")])[0]:
-                    where[k.decode()] = f"127.0.0.1:{p}"
+                    if not k.startswith(b"warm:"):
+                        where[k.decode()] = f"127.0.0.1:{p}"
                 b.pipeline([resp_cmd("FLUSHALL")])
                 b.close()
             missing = [k for k in keys if k not in where]
@@ -222,6 +259,8 @@ def record_twemproxy(tmp, keys):
             if tag:
                 header.append(f"hash_tag: {tag}")
             header += [f"server: {l}" for l in lines]
+            if dead is not None:
+                header.append(f"ejected: {servers[dead][1]}")
             header += ["config:"] + ["  " + l for l in conf]
             write_trace(case, header, [(k, where[k]) for k in keys])
     finally:
@@ -234,12 +273,15 @@ def record_twemproxy(tmp, keys):
 # ------------------------------------------------------------------ nginx --
 
 NGINX_CASES = [
-    # name, consistent?, [weight]
-    ("nginx_chash_3", True, [1, 1, 1]),
-    ("nginx_chash_4", True, [1, 1, 1, 1]),
-    ("nginx_chash_weight2", True, [1, 2, 1]),
-    ("nginx_hash_3", False, [1, 1, 1]),
-    ("nginx_hash_weights", False, [2, 1, 3, 1]),
+    # name, consistent?, [weight], index of a server marked down
+    ("nginx_chash_3", True, [1, 1, 1], None),
+    ("nginx_chash_4", True, [1, 1, 1, 1], None),
+    ("nginx_chash_weight2", True, [1, 2, 1], None),
+    ("nginx_hash_3", False, [1, 1, 1], None),
+    ("nginx_hash_weights", False, [2, 1, 3, 1], None),
+    ("nginx_chash_3_down", True, [1, 1, 1], 1),
+    ("nginx_hash_3_down", False, [1, 1, 1], 1),
+    ("nginx_hash_weights_down", False, [2, 1, 3, 1], 2),
 ]
 
 
@@ -248,7 +290,7 @@ def nginx_version():
     return (out.stdout + out.stderr).strip()
 
 
-def record_nginx(tmp, keys):
+def record_nginx(tmp, keys, wanted):
     ports = [free_port() for _ in range(4)]
     listen = free_port()
     conf = ["worker_processes 1;", f"error_log {tmp}/error.log;", "events { worker_connections 64; }", "http {",
@@ -257,8 +299,11 @@ def record_nginx(tmp, keys):
     for p in ports:
         conf.append(f'  server {{ listen 127.0.0.1:{p}; location / {{ return 200 "127.0.0.1:{p}"; }} }}')
     cases = []
-    for case, consistent, weights in NGINX_CASES:
-        servers = [f"127.0.0.1:{p}" + (f" weight={w}" if w != 1 else "") for p, w in zip(ports, weights)]
+    for case, consistent, weights, down in NGINX_CASES:
+        if not wanted(case):
+            continue
+        servers = [f"127.0.0.1:{p}" + (f" weight={w}" if w != 1 else "") + (" down" if i == down else "")
+                   for i, (p, w) in enumerate(zip(ports, weights))]
         method = "hash $arg_key consistent;" if consistent else "hash $arg_key;"
         conf.append(f"  upstream {case} {{ {method} " + " ".join(f"server {s};" for s in servers) + " }")
         cases.append((case, method, servers))
@@ -311,9 +356,11 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="reshard-proxies-")
     try:
-        record_twemproxy(tmp, plain_keys(600) + special_keys())
+        prefixes = sys.argv[1:]
+        wanted = lambda case: not prefixes or any(case.startswith(p) for p in prefixes)
+        record_twemproxy(tmp, plain_keys(600) + special_keys(), wanted)
         # nginx: keys are sent raw in the query string, so only URL-safe ones
-        record_nginx(tmp, plain_keys(1000))
+        record_nginx(tmp, plain_keys(1000), wanted)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

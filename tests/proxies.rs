@@ -4,7 +4,7 @@
 //! 1.22.1) by `scripts/record_proxies.py` into `tests/data/proxies/`.
 
 use reshard::schemes::hashkit::crc32;
-use reshard::{HashWidth, Key, KeySet, Locate, NginxHash, Placement, TwemDistribution, TwemHash, Twemproxy};
+use reshard::{HashWidth, Ketama, Key, KeySet, Locate, NginxHash, Placement, TwemDistribution, TwemHash, Twemproxy};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
@@ -138,23 +138,36 @@ fn twemproxy_of(t: &Trace) -> Twemproxy {
         .unwrap()
         .with_hash(t.get("hash").unwrap().parse().unwrap())
         .with_distribution(dist);
-    match t.get("hash_tag") {
+    let pool = match t.get("hash_tag") {
         Some(tag) => pool.with_hash_tag(tag).unwrap(),
+        None => pool,
+    };
+    // auto_eject_hosts took this server out: the pool rebuilt without it
+    match t.get("ejected") {
+        Some(name) => pool.remove_node(name).unwrap(),
         None => pool,
     }
 }
 
-/// The nginx upstream a trace's header describes (`server: addr [weight=N]`).
+/// The nginx upstream a trace's header describes (`server: addr [weight=N] [down]`).
 fn nginx_of(t: &Trace) -> NginxHash {
-    let mut names = Vec::new();
-    let mut weights = Vec::new();
+    let (mut names, mut weights, mut down) = (Vec::new(), Vec::new(), Vec::new());
     for s in t.all("server") {
         let mut parts = s.split(' ');
-        names.push(parts.next().unwrap().to_string());
-        weights.push(parts.next().map_or(1, |w| w.strip_prefix("weight=").unwrap().parse().unwrap()));
+        let name = parts.next().unwrap().to_string();
+        let mut weight = 1;
+        for p in parts {
+            match p.strip_prefix("weight=") {
+                Some(w) => weight = w.parse().unwrap(),
+                None if p == "down" => down.push(name.clone()),
+                None => panic!("{}: server parameter {p}", t.name),
+            }
+        }
+        names.push(name);
+        weights.push(weight);
     }
     let consistent = t.get("method").unwrap().ends_with("consistent;");
-    NginxHash::named(names).unwrap().with_weights(weights).unwrap().with_consistent(consistent)
+    NginxHash::named(names).unwrap().with_weights(weights).unwrap().with_consistent(consistent).with_down(down).unwrap()
 }
 
 /// Keys whose predicted backend differs from the recorded one, at most 5.
@@ -188,9 +201,9 @@ fn every_recorded_key_lands_where_the_real_proxy_put_it() {
         assert!(bad.is_empty(), "{}: {}", t.name, bad.join("; "));
         *checked.entry(t.get("program").unwrap().to_string()).or_insert(0) += t.rows.len();
     }
-    // 27 twemproxy configs of 647 keys, 5 nginx upstreams of 1000 keys
-    assert_eq!(checked.get("twemproxy"), Some(&(27 * 647)), "{checked:?}");
-    assert_eq!(checked.get("nginx"), Some(&5000), "{checked:?}");
+    // 29 twemproxy configs of 647 keys, 8 nginx upstreams of 1000 keys
+    assert_eq!(checked.get("twemproxy"), Some(&(29 * 647)), "{checked:?}");
+    assert_eq!(checked.get("nginx"), Some(&8000), "{checked:?}");
 }
 
 #[test]
@@ -223,6 +236,34 @@ fn the_traces_exercise_every_hash_and_the_quirks() {
         .map(|(k, _)| pool.locate(Key::new(k, HashWidth::Bits32)) as usize)
         .collect();
     assert!(as_listed.iter().zip(&sorted).filter(|(a, b)| a != b).count() > 50);
+}
+
+/// nginx's plain `hash` with a server down rehashes only that server's
+/// keys; taking the server out of the config instead moves most keys.
+#[test]
+fn nginx_plain_hash_down_is_not_removal() {
+    let t = traces().into_iter().find(|t| t.name == "nginx_hash_3_down").unwrap();
+    let up = NginxHash::named(t.all("server").iter().map(|s| s.split(' ').next().unwrap())).unwrap();
+    let gone = up.remove_node(up.nodes()[1].as_str()).unwrap();
+    let (mut same_as_up, mut same_as_removed) = (0, 0);
+    for (key, got) in &t.rows {
+        same_as_up += usize::from(up.nodes()[up.server_of(key.as_bytes()) as usize] == *got);
+        same_as_removed += usize::from(gone.nodes()[gone.server_of(key.as_bytes()) as usize] == *got);
+    }
+    // about 2/3 of keys keep their all-up server; about half agree with the 2-server config
+    assert!((600..740).contains(&same_as_up), "{same_as_up}");
+    assert!(same_as_removed < 600, "{same_as_removed}");
+}
+
+/// twemproxy with `hash: md5` and equal weights builds libketama's ring
+/// (160 points of md5("{name}-{k}"), 4 per digest) and hashes keys the same
+/// way, so it agrees with the crate's libketama `Ketama` on every key.
+#[test]
+fn twemproxy_md5_is_libketama() {
+    let names = ["127.0.0.1:11212", "127.0.0.1:11213", "127.0.0.1:11214", "127.0.0.1:11215"];
+    let keys = KeySet::new("key:", 20_000).hashed(HashWidth::Bits128).unwrap();
+    let twem = Twemproxy::named(names).unwrap().with_hash(TwemHash::Md5);
+    assert_eq!(twem.assign(&keys), Ketama::named(names).unwrap().assign(&keys));
 }
 
 #[test]

@@ -18,15 +18,26 @@
 //!   (15 bits), then `w = h % Σweight` walks the servers in config order,
 //!   each covering `weight` values.
 //!
-//! What this does not model: a server that is `down` or has failed
-//! `max_fails` times. The consistent method then tries the next point
-//! (skipping servers already tried), which is the ring without that
-//! server's points — [`Placement::remove_node`] here, since a server's
-//! points do not depend on the others. The plain method instead
-//! *rehashes*: try `t` adds `(crc32("{t}" ++ key) >> 16) & 0x7fff` to the
-//! running value and walks again, which differs from removing the server.
-//! Both give up after 20 tries and fall back to round robin, as they do for
-//! an empty key or a single server.
+//! A server marked `down` (or one that failed `max_fails` times within
+//! `fail_timeout`, which nginx treats the same way until the timeout ends)
+//! is modelled by [`NginxHash::with_down`]:
+//!
+//! * the consistent method tries the next point, and the next, until one
+//!   belongs to a server that is up: the ring without the down server's
+//!   points, so the same as [`Placement::remove_node`] (a server's points
+//!   do not depend on the others);
+//! * the plain method *rehashes*: try `t = 1, 2, …` adds
+//!   `(crc32("{t}" ++ key) >> 16) & 0x7fff` to the running value and walks
+//!   again over **all** the weights, down servers included. That is not
+//!   removing the server: a key of the down server lands on a server picked
+//!   afresh, and the other keys stay (removing it instead moves most keys,
+//!   since `Σweight` changes).
+//!
+//! Both give up after 21 tries and fall back to round robin (as nginx does
+//! for an empty key or a single server), which depends on the requests
+//! before; this module then answers the first server that is up, in config
+//! order. With one server of three down that happens to about one key in
+//! 3²¹ ≈ 10¹⁰.
 //!
 //! ```
 //! use reshard::{HashWidth, Key, Locate, NginxHash};
@@ -39,13 +50,18 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
-use crate::keys::HashedKeys;
+use crate::keys::{push_decimal, HashedKeys};
 use crate::schemes::hashkit::{crc32, crc32_update};
-use crate::schemes::{assign_each, check_names, numbered, with_added, without, Key, Locate, NodeId, Placement};
+use crate::schemes::{
+    assign_each, check_names, index_of, numbered, with_added, without, Key, Locate, NodeId, Placement,
+};
 use crate::{Error, Result};
 
 /// Ring points per unit of weight.
 const POINTS_PER_WEIGHT: u64 = 160;
+
+/// Servers nginx tries before it falls back to round robin.
+const TRIES: usize = 21;
 
 /// An nginx upstream with `hash $key [consistent];`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -53,6 +69,8 @@ pub struct NginxHash {
     nodes: Vec<String>,
     weights: Vec<u32>,
     consistent: bool,
+    /// Servers marked `down`, in config order.
+    down: Vec<bool>,
     /// The consistent ring, `(point, server)` ascending, values distinct.
     points: Vec<(u32, NodeId)>,
     /// Running weight totals in config order (for the plain method).
@@ -97,7 +115,7 @@ impl NginxHash {
     {
         let nodes = check_names(servers)?;
         let n = nodes.len();
-        NginxHash::build(nodes, vec![1; n], false)
+        NginxHash::build(nodes, vec![1; n], false, vec![false; n])
     }
 
     /// `true`: `hash $key consistent;` (the CRC-32 ring); `false`: plain
@@ -128,10 +146,43 @@ impl NginxHash {
         if let Some(i) = weights.iter().position(|&w| w == 0) {
             return Err(Error::BadWeight { node: self.nodes[i].clone(), weight: "0".into() });
         }
-        NginxHash::build(self.nodes, weights, self.consistent)
+        NginxHash::build(self.nodes, weights, self.consistent, self.down)
     }
 
-    fn build(nodes: Vec<String>, weights: Vec<u32>, consistent: bool) -> Result<Self> {
+    /// The same upstream with these servers marked `down` (and the others
+    /// up); at least one must stay up (else nginx answers 502).
+    ///
+    /// ```
+    /// use reshard::{NginxHash, Placement};
+    /// let up = NginxHash::named(["a:1", "b:1", "c:1"])?;
+    /// let b_down = up.clone().with_down(["b:1"])?;
+    /// // plain hash: b's keys are rehashed, everyone else's stay
+    /// for i in 0..1000 {
+    ///     let key = format!("key:{i}");
+    ///     let (before, after) = (up.server_of(key.as_bytes()), b_down.server_of(key.as_bytes()));
+    ///     assert!(after != 1 && (before == 1 || before == after));
+    /// }
+    /// assert!(up.with_down(["a:1", "b:1", "c:1"]).is_err());
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn with_down<I, S>(self, names: I) -> Result<Self>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut down = vec![false; self.nodes.len()];
+        for name in names {
+            down[index_of(&self.nodes, name.as_ref())? as usize] = true;
+        }
+        if down.iter().all(|&d| d) {
+            return Err(Error::Invalid(
+                "every server is down: nginx would answer 502; leave at least one server up".into(),
+            ));
+        }
+        Ok(NginxHash { down, ..self })
+    }
+
+    fn build(nodes: Vec<String>, weights: Vec<u32>, consistent: bool, down: Vec<bool>) -> Result<Self> {
         let total: u64 = weights.iter().map(|&w| u64::from(w)).sum();
         crate::limits::check_hint(
             "ring points (160 per unit of weight)",
@@ -160,7 +211,7 @@ impl NginxHash {
                 Some(*acc)
             })
             .collect();
-        Ok(NginxHash { nodes, weights, consistent, points, cumulative })
+        Ok(NginxHash { nodes, weights, consistent, down, points, cumulative })
     }
 
     /// Whether this is `hash $key consistent;`.
@@ -173,13 +224,19 @@ impl NginxHash {
         &self.weights
     }
 
+    /// Which servers are marked `down`, in config order.
+    pub fn down(&self) -> &[bool] {
+        &self.down
+    }
+
     /// The consistent ring's points, `(point, server)` ascending (built
     /// whether or not the method is consistent).
     pub fn points(&self) -> &[(u32, NodeId)] {
         &self.points
     }
 
-    /// The server for the raw key bytes, all servers up.
+    /// The server for the raw key bytes (see the module docs for servers
+    /// that are down).
     ///
     /// ```
     /// use reshard::NginxHash;
@@ -189,15 +246,27 @@ impl NginxHash {
     /// # Ok::<(), reshard::Error>(())
     /// ```
     pub fn server_of(&self, key: &[u8]) -> NodeId {
-        let h = crc32(key);
-        if self.consistent {
-            let i = self.points.partition_point(|&(p, _)| p < h);
-            self.points[i % self.points.len()].1
+        let up = |id: NodeId| !self.down[id as usize];
+        let found = if self.consistent {
+            let first = self.points.partition_point(|&(p, _)| p < crc32(key));
+            (0..TRIES).map(|t| self.points[(first + t) % self.points.len()].1).find(|&id| up(id))
         } else {
             let total = *self.cumulative.last().unwrap_or(&1);
-            let w = u64::from((h >> 16) & 0x7fff) % total;
-            self.cumulative.partition_point(|&c| c <= w) as NodeId
-        }
+            let mut value = 0u64;
+            let mut buf = Vec::with_capacity(key.len() + 20);
+            (0..TRIES).find_map(|t| {
+                buf.clear();
+                if t > 0 {
+                    push_decimal(&mut buf, t as u64);
+                }
+                buf.extend_from_slice(key);
+                value += u64::from((crc32(&buf) >> 16) & 0x7fff);
+                let id = self.cumulative.partition_point(|&c| c <= value % total) as NodeId;
+                up(id).then_some(id)
+            })
+        };
+        // nginx's round-robin fallback depends on earlier requests
+        found.unwrap_or_else(|| self.down.iter().position(|&d| !d).unwrap_or(0) as NodeId)
     }
 }
 
@@ -220,11 +289,13 @@ impl Placement for NginxHash {
         assign_each(self, keys)
     }
 
-    /// One more `server` line, weight 1, at the end.
+    /// One more `server` line, weight 1, up, at the end.
     fn add_node(&self, name: &str) -> Result<Self> {
         let mut weights = self.weights.clone();
         weights.push(1);
-        NginxHash::build(with_added(&self.nodes, name)?, weights, self.consistent)
+        let mut down = self.down.clone();
+        down.push(false);
+        NginxHash::build(with_added(&self.nodes, name)?, weights, self.consistent, down)
     }
 
     /// The upstream without that `server` line.
@@ -232,7 +303,14 @@ impl Placement for NginxHash {
         let (nodes, gone) = without(&self.nodes, name)?;
         let mut weights = self.weights.clone();
         weights.remove(gone as usize);
-        NginxHash::build(nodes, weights, self.consistent)
+        let mut down = self.down.clone();
+        down.remove(gone as usize);
+        if down.iter().all(|&d| d) {
+            return Err(Error::Invalid(format!(
+                "removing {name:?} leaves only servers that are down: mark one up first"
+            )));
+        }
+        NginxHash::build(nodes, weights, self.consistent, down)
     }
 }
 
