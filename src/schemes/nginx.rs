@@ -18,6 +18,10 @@
 //!   (15 bits), then `w = h % Σweight` walks the servers in config order,
 //!   each covering `weight` values.
 //!
+//! A `server` name that resolves to several addresses becomes several peers
+//! sharing one name (and one set of points); that is not modelled: give
+//! each server once.
+//!
 //! A server marked `down` (or one that failed `max_fails` times within
 //! `fail_timeout`, which nginx treats the same way until the timeout ends)
 //! is modelled by [`NginxHash::with_down`]:
