@@ -22,9 +22,9 @@ pub mod redis;
 pub mod twemproxy;
 
 #[cfg(feature = "proxies")]
-pub use nginx::{Nginx, NginxConfig};
+pub use nginx::{nginx_version, Nginx, NginxConfig};
 #[cfg(feature = "proxies")]
 pub use observed::{Keys, Observed};
 pub use redis::{redis_version, Agreement, CliRun, Loaded, RedisCluster, Reply, Snapshot};
 #[cfg(feature = "proxies")]
-pub use twemproxy::{Twemproxy, TwemproxyConfig, Written};
+pub use twemproxy::{nutcracker_version, Twemproxy, TwemproxyConfig, Written};

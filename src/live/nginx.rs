@@ -41,7 +41,7 @@ use super::http;
 use super::observed::{key_list, Keys, Observed};
 use super::process::{children_of, fail, is_root, locate, log_tail, new_dir, next_number, version_text};
 use super::process::{PortLease, Supervised};
-use super::redis::HOST;
+use super::redis::{process_alive, HOST};
 use crate::schemes::NodeId;
 use crate::{Error, Result};
 use std::ffi::OsString;
@@ -216,8 +216,9 @@ impl Nginx {
 
     /// Rewrite nginx.conf for `config` and reload it (SIGHUP to the master:
     /// new workers take the new upstream, the old ones finish and exit);
-    /// returns once the proxy answers with the new config. A server new in
-    /// `config` gets a new port; one it drops is gone.
+    /// returns once the proxy answers with the new config and the old
+    /// workers have exited. A server new in `config` gets a new port; one it
+    /// drops is gone.
     pub fn reload_with(&mut self, config: &NginxConfig) -> Result<()> {
         let t0 = Instant::now();
         let old_config = std::mem::replace(&mut self.config, config.clone());
@@ -234,12 +235,13 @@ impl Nginx {
             let master = self.master.as_ref().ok_or_else(|| fail("nginx is not running"))?;
             let (dir, pid) = (master.dir().to_path_buf(), master.pid());
             self.write_conf(&dir)?;
+            let old_workers = children_of(pid);
             let hup = Command::new("kill").args(["-HUP", &pid.to_string()]).stderr(Stdio::null()).status();
             if !hup.is_ok_and(|s| s.success()) {
                 last = format!("could not send SIGHUP to nginx (pid {pid})");
                 break;
             }
-            match self.wait_generation(self.generation) {
+            match self.wait_generation(self.generation).and_then(|()| wait_gone(&old_workers)) {
                 Ok(()) => {
                     let keep: Vec<&String> = config.servers().iter().map(|(n, _)| n).collect();
                     self.backends.retain(|(n, _)| keep.contains(&n));
@@ -298,4 +300,18 @@ impl Nginx {
             log_tail(&log, 5)
         )))
     }
+}
+
+/// Wait until these processes (the workers of the config before a reload)
+/// have exited: until then one of them may still accept a connection and
+/// answer with the old upstream.
+fn wait_gone(pids: &[u32]) -> Result<()> {
+    let deadline = Instant::now() + PATIENCE;
+    while pids.iter().any(|&p| process_alive(p)) {
+        if Instant::now() > deadline {
+            return Err(fail(format!("nginx's old workers {pids:?} did not exit within {} s", PATIENCE.as_secs())));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Ok(())
 }

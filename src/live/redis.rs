@@ -250,7 +250,9 @@ impl Conn {
 /// The watchdog: start the server in the background, print its pid, block
 /// until stdin closes (this process dropped the server or died), then stop
 /// the server and remove its directory. `$1` is the directory, the rest is
-/// the server's command line.
+/// the server's command line. Last, SIGTERM to its own process group (the
+/// watchdog ignores it) stops whatever the server forked and left behind,
+/// such as nginx workers whose master was killed.
 pub(crate) const WATCHDOG: &str = r#"dir=$1; shift
 trap '' INT HUP
 "$@" >/dev/null 2>&1 </dev/null &
@@ -259,6 +261,8 @@ echo "$pid"
 while read -r _; do :; done
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
+trap '' TERM
+kill -TERM 0 2>/dev/null
 rm -rf "$dir"
 "#;
 
