@@ -4,7 +4,8 @@
 //! predict nothing: each observation names, for every key asked about, the
 //! backends that hold it (read from each backend directly), received it
 //! (seen by each backend) or answered for it. An [`Observed`] then lines
-//! those names up with a prediction made elsewhere, key for key.
+//! those names up with a prediction made elsewhere, key for key. It shows
+//! itself as a table (keys per backend) in a notebook.
 //!
 //! ```
 //! use reshard::live::Observed;
@@ -23,7 +24,6 @@ use crate::analysis::Movement;
 use crate::keys::KeySet;
 use crate::schemes::NodeId;
 use crate::{Error, Result};
-use std::fmt;
 
 /// The most keys one observation handles (a million keys through a proxy
 /// take half a minute or more).
@@ -279,17 +279,6 @@ impl Observed {
         }
         a.count("keys on the predicted backend", self.len() as u64, same as u64);
         Ok(a)
-    }
-}
-
-impl fmt::Display for Observed {
-    /// Keys per backend, then keys on none or several, and errors.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{} keys {} ({:.2} s)", self.len(), self.what, self.seconds)?;
-        for (n, c) in self.counts() {
-            writeln!(f, "  {n:>8}  {c}")?;
-        }
-        write!(f, "  on none {}, on several {}, error replies {}", self.nowhere(), self.on_several(), self.errors)
     }
 }
 
