@@ -5,7 +5,8 @@
 //! directory (error log, pid file and every `*_temp_path` inside it; one
 //! worker; `user root;` when run as root, so the workers can use the
 //! directory) and runs `nginx -p DIR -c DIR/nginx.conf -e DIR/error.log`
-//! under the watchdog of [`redis`](super::redis). The backends are `server`
+//! (`-e` from nginx 1.19.5 on) under the watchdog of
+//! [`redis`](super::redis). The backends are `server`
 //! blocks of the same nginx, one per name, each on its own port of
 //! 127.0.0.1 answering `GET /` with its name; the proxy's `server` block
 //! passes every request to an `upstream` of those ports with `hash $arg_key
@@ -85,6 +86,9 @@ impl Nginx {
     /// Start nginx with `config`; returns once the proxy answers.
     pub fn start(config: &NginxConfig) -> Result<Nginx> {
         let nginx = locate("nginx")?;
+        // `-e` (nginx ≥ 1.19.5) keeps even the first log lines, written
+        // before the config is read, inside the directory.
+        let early_log = version_at_least(&nginx_version()?, [1, 19, 5]);
         let t0 = Instant::now();
         let mut last = String::new();
         for _ in 0..8 {
@@ -104,7 +108,10 @@ impl Nginx {
             }
             let dir = new_dir("nginx")?;
             n.write_conf(&dir)?;
-            let mut args: Vec<OsString> = vec!["-e".into(), dir.join("error.log").into()];
+            let mut args: Vec<OsString> = Vec::new();
+            if early_log {
+                args.extend(["-e".into(), dir.join("error.log").into()]);
+            }
             args.extend(["-p".into(), dir.clone().into(), "-c".into(), dir.join("nginx.conf").into()]);
             n.master = Some(Supervised::start(dir, &n.nginx, &args)?);
             match n.wait_generation(0) {
@@ -303,6 +310,13 @@ impl Nginx {
     }
 }
 
+/// True when version text `v` ("1.22.1") is at least `min`.
+fn version_at_least(v: &str, min: [u32; 3]) -> bool {
+    let mut parts = v.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let have = [(); 3].map(|_| parts.next().unwrap_or(0));
+    have >= min
+}
+
 /// Wait until these processes (the workers of the config before a reload)
 /// have exited: until then one of them may still accept a connection and
 /// answer with the old upstream.
@@ -315,4 +329,17 @@ fn wait_gone(pids: &[u32]) -> Result<()> {
         std::thread::sleep(Duration::from_millis(5));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_compare_by_number() {
+        assert!(version_at_least("1.22.1", [1, 19, 5]));
+        assert!(version_at_least("1.19.5", [1, 19, 5]));
+        assert!(!version_at_least("1.18.0", [1, 19, 5]));
+        assert!(!version_at_least("1.9.15", [1, 19, 5]));
+    }
 }
