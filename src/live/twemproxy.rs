@@ -176,7 +176,8 @@ impl Twemproxy {
         running.map(|s| (s.pid(), s.dir().to_path_buf())).collect()
     }
 
-    /// The last `lines` lines of nutcracker's log (ejections show there).
+    /// The last `lines` lines of nutcracker's log (its start, errors; a
+    /// Debian build logs no ejections: [`stats`](Twemproxy::stats) counts them).
     pub fn log(&self, lines: usize) -> String {
         self.proxy.as_ref().map_or(String::new(), |p| log_tail(&p.dir().join("nutcracker.log"), lines))
     }
