@@ -389,7 +389,7 @@ impl Twemproxy {
                 return Ok(s);
             }
             let log = log_tail(&s.dir().join("redis.log"), 5);
-            if !log.contains("Address already in use") && s.alive() {
+            if !log.contains("Address already in use") {
                 return Err(fail(format!("redis-server did not answer on {HOST}:{port}; its log ends:\n{log}")));
             }
         }
