@@ -327,9 +327,10 @@ fn twenty_thousand_keys_in_seconds() {
     let t0 = Instant::now();
     proxy.restart_with(&proxy.config().add_server("D", 1).unwrap()).unwrap();
     let restart = t0.elapsed().as_secs_f64();
-    let nginx = Nginx::start(&NginxConfig::named(["A", "B", "C"]).unwrap()).unwrap();
+    let mut nginx = Nginx::start(&NginxConfig::named(["A", "B", "C"]).unwrap()).unwrap();
     let answered = nginx.where_answered(&keys).unwrap();
     one_each(&answered, 20_000);
+    nginx.reload_with(&nginx.config().add_server("D", 1).unwrap()).unwrap();
     eprintln!(
         "twemproxy {:?}; set 20,000 {:.2} s, stored {:.2} s, routed {:.2} s; restart with D {restart:.2} s",
         proxy.timings(),
