@@ -94,6 +94,15 @@ pub enum Error {
     /// A Redis server or `redis-cli` failed, or the live cluster disagreed
     /// with the prediction; the message says what happened.
     Redis(String),
+    /// A program a live proxy needs (`nutcracker`, `nginx` or
+    /// `redis-server`) is not installed; the message says how to install it.
+    ProxyMissing {
+        /// The program looked for.
+        program: &'static str,
+    },
+    /// A live proxy or one of its backends failed; the message says what
+    /// happened.
+    Proxy(String),
 }
 
 /// `1234567` → `"1,234,567"`.
@@ -153,6 +162,13 @@ impl fmt::Display for Error {
                  then restart the kernel so it sees the new PATH"
             ),
             Error::Redis(msg) => f.write_str(msg),
+            Error::ProxyMissing { program } => write!(
+                f,
+                "{program} was not found on PATH nor in /usr/sbin: install the proxies and Redis \
+                 (Debian/Ubuntu: `sudo apt-get install nutcracker nginx redis-server`; macOS: \
+                 `brew install twemproxy nginx redis`), then restart the kernel so it sees them"
+            ),
+            Error::Proxy(msg) => f.write_str(msg),
         }
     }
 }

@@ -145,13 +145,13 @@ impl Reply {
 }
 
 /// One connection to one server.
-struct Conn {
+pub(crate) struct Conn {
     reader: BufReader<TcpStream>,
     writer: BufWriter<TcpStream>,
 }
 
 impl Conn {
-    fn open(port: u16) -> io::Result<Conn> {
+    pub(crate) fn open(port: u16) -> io::Result<Conn> {
         let addr: SocketAddr = format!("{HOST}:{port}").parse().expect("a valid address");
         let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
         stream.set_read_timeout(Some(Duration::from_secs(120)))?;
@@ -162,7 +162,7 @@ impl Conn {
         })
     }
 
-    fn send<A: AsRef<[u8]>>(&mut self, args: &[A]) -> io::Result<()> {
+    pub(crate) fn send<A: AsRef<[u8]>>(&mut self, args: &[A]) -> io::Result<()> {
         write!(self.writer, "*{}\r\n", args.len())?;
         for a in args {
             let a = a.as_ref();
@@ -173,7 +173,7 @@ impl Conn {
         Ok(())
     }
 
-    fn read(&mut self) -> io::Result<Reply> {
+    pub(crate) fn read(&mut self) -> io::Result<Reply> {
         let mut line = Vec::with_capacity(64);
         self.reader.read_until(b'\n', &mut line)?;
         if line.len() < 3 || !line.ends_with(b"\r\n") {
@@ -209,7 +209,7 @@ impl Conn {
         })
     }
 
-    fn call<A: AsRef<[u8]>>(&mut self, args: &[A]) -> io::Result<Reply> {
+    pub(crate) fn call<A: AsRef<[u8]>>(&mut self, args: &[A]) -> io::Result<Reply> {
         self.send(args)?;
         self.writer.flush()?;
         self.read()
@@ -217,7 +217,7 @@ impl Conn {
 
     /// Send every command, `BATCH` at a time before reading their replies,
     /// and give each reply to `each` in order.
-    fn pipeline<I, C, A>(&mut self, commands: I, mut each: impl FnMut(Reply)) -> io::Result<()>
+    pub(crate) fn pipeline<I, C, A>(&mut self, commands: I, mut each: impl FnMut(Reply)) -> io::Result<()>
     where
         I: IntoIterator<Item = C>,
         C: AsRef<[A]>,
@@ -250,8 +250,10 @@ impl Conn {
 /// The watchdog: start the server in the background, print its pid, block
 /// until stdin closes (this process dropped the server or died), then stop
 /// the server and remove its directory. `$1` is the directory, the rest is
-/// the server's command line.
-const WATCHDOG: &str = r#"dir=$1; shift
+/// the server's command line. Last, SIGTERM to its own process group (the
+/// watchdog ignores it) stops whatever the server forked and left behind,
+/// such as nginx workers whose master was killed.
+pub(crate) const WATCHDOG: &str = r#"dir=$1; shift
 trap '' INT HUP
 "$@" >/dev/null 2>&1 </dev/null &
 pid=$!
@@ -259,6 +261,8 @@ echo "$pid"
 while read -r _; do :; done
 kill "$pid" 2>/dev/null
 wait "$pid" 2>/dev/null
+trap '' TERM
+kill -TERM 0 2>/dev/null
 rm -rf "$dir"
 "#;
 

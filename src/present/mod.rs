@@ -12,6 +12,8 @@ pub mod format;
 pub mod hot;
 #[cfg(feature = "redis")]
 pub mod live;
+#[cfg(feature = "proxies")]
+pub mod proxies;
 pub mod show;
 pub mod tables;
 

@@ -1,0 +1,127 @@
+//! A small HTTP/1.1 client: `GET` requests pipelined over one keep-alive
+//! connection, each response read by its `Content-Length` (std only).
+//!
+//! Requests go out in batches of [`BATCH`] before their responses are read,
+//! in order, as HTTP/1.1 allows. A response that says `Connection: close`
+//! (nginx does so after `keepalive_requests`) ends the connection: the
+//! client reconnects and sends again the requests that got no response.
+
+use super::redis::HOST;
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
+
+/// Requests written before their responses are read.
+const BATCH: usize = 256;
+
+/// One response: the status code and the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Response {
+    pub(crate) status: u16,
+    pub(crate) body: Vec<u8>,
+}
+
+struct Conn {
+    reader: BufReader<TcpStream>,
+    writer: BufWriter<TcpStream>,
+}
+
+impl Conn {
+    fn open(port: u16) -> io::Result<Conn> {
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
+        stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+        stream.set_nodelay(true)?;
+        Ok(Conn {
+            reader: BufReader::with_capacity(1 << 16, stream.try_clone()?),
+            writer: BufWriter::with_capacity(1 << 16, stream),
+        })
+    }
+
+    fn send(&mut self, path: &str) -> io::Result<()> {
+        write!(self.writer, "GET {path} HTTP/1.1\r\nHost: {HOST}\r\n\r\n")
+    }
+
+    /// One response, and whether the server will close the connection.
+    fn read(&mut self) -> io::Result<(Response, bool)> {
+        let bad = |what: String| io::Error::new(io::ErrorKind::InvalidData, what);
+        let mut line = String::new();
+        if self.reader.read_line(&mut line)? == 0 {
+            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the server closed the connection"));
+        }
+        // "HTTP/1.1 200 OK"
+        let status = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse::<u16>().ok())
+            .ok_or_else(|| bad(format!("not an HTTP status line: {line:?}")))?;
+        let (mut length, mut close) = (None, false);
+        loop {
+            line.clear();
+            if self.reader.read_line(&mut line)? == 0 {
+                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the server closed within a header"));
+            }
+            let header = line.trim_end();
+            if header.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = header.split_once(':') {
+                let value = value.trim();
+                if name.eq_ignore_ascii_case("content-length") {
+                    length = Some(value.parse::<usize>().map_err(|_| bad(format!("bad length {value:?}")))?);
+                } else if name.eq_ignore_ascii_case("connection") && value.eq_ignore_ascii_case("close") {
+                    close = true;
+                } else if name.eq_ignore_ascii_case("transfer-encoding") {
+                    return Err(bad(format!("unexpected Transfer-Encoding: {value}")));
+                }
+            }
+        }
+        let length = length.ok_or_else(|| bad("a response without Content-Length".into()))?;
+        if length > 1 << 20 {
+            return Err(bad(format!("a response body of {length} bytes")));
+        }
+        let mut body = vec![0; length];
+        self.reader.read_exact(&mut body)?;
+        Ok((Response { status, body }, close))
+    }
+}
+
+/// `GET` every path on `127.0.0.1:port`, pipelined over one keep-alive
+/// connection; the responses in the order of `paths`.
+pub(crate) fn get_all(port: u16, paths: &[String]) -> io::Result<Vec<Response>> {
+    let mut out = Vec::with_capacity(paths.len());
+    let mut conn = Conn::open(port)?;
+    let mut reconnects = 0;
+    while out.len() < paths.len() {
+        let batch = &paths[out.len()..paths.len().min(out.len() + BATCH)];
+        for p in batch {
+            conn.send(p)?;
+        }
+        conn.writer.flush()?;
+        let mut closed = false;
+        for _ in batch {
+            let (r, close) = conn.read()?;
+            out.push(r);
+            if close {
+                closed = true;
+                break;
+            }
+        }
+        if closed {
+            reconnects += 1;
+            if reconnects > paths.len() / 16 + 8 {
+                return Err(io::Error::other("the server keeps closing the connection"));
+            }
+            conn = Conn::open(port)?;
+        }
+    }
+    Ok(out)
+}
+
+/// `GET path` on `127.0.0.1:port`, on a connection of its own.
+pub(crate) fn get(port: u16, path: &str) -> io::Result<Response> {
+    let mut conn = Conn::open(port)?;
+    conn.send(path)?;
+    conn.writer.flush()?;
+    Ok(conn.read()?.0)
+}

@@ -1,0 +1,345 @@
+//! nginx with a `hash $arg_key` upstream, started on this machine, and which
+//! backend answered each key.
+//!
+//! [`Nginx::start`] writes one nginx.conf into a private temporary
+//! directory (error log, pid file and every `*_temp_path` inside it; one
+//! worker; `user root;` when run as root, so the workers can use the
+//! directory) and runs `nginx -p DIR -c DIR/nginx.conf -e DIR/error.log`
+//! (`-e` from nginx 1.19.5 on) under the watchdog of
+//! [`redis`](super::redis). The backends are `server`
+//! blocks of the same nginx, one per name, each on its own port of
+//! 127.0.0.1 answering `GET /` with its name; the proxy's `server` block
+//! passes every request to an `upstream` of those ports with `hash $arg_key
+//! consistent;` (or `hash $arg_key;`) and each server's `weight=`.
+//!
+//! [`where_answered`](Nginx::where_answered) sends `GET /?key=K` for every
+//! key, pipelined over one keep-alive connection, and reads which backend
+//! answered. [`reload_with`](Nginx::reload_with) rewrites the config and
+//! reloads it the way an operator does (SIGHUP to the master), then waits
+//! until the new config answers. When the driver is dropped, or this
+//! process dies, the watchdog sends SIGTERM to the master, which stops its
+//! workers before it exits; then the directory is removed.
+//!
+//! The upstream lists servers by address (`server 127.0.0.1:PORT
+//! weight=W;`) and nginx's consistent hash places a server by that text, so
+//! a prediction needs [`upstream_servers`](Nginx::upstream_servers).
+//!
+//! ```
+//! use reshard::live::{Nginx, NginxConfig};
+//! use reshard::KeySet;
+//! # if reshard::live::nginx_version().is_err() { return Ok(()); } // not installed here
+//! let keys = KeySet::users(20_000);
+//! let config = NginxConfig::named(["A", "B", "C"])?;
+//! let mut nginx = Nginx::start(&config)?;
+//! let before = nginx.where_answered(&keys)?;
+//! println!("{:?}", nginx.upstream_servers()); // [("A", "127.0.0.1:41234", 1), …]
+//! nginx.reload_with(&config.add_server("D", 1)?)?;
+//! let after = nginx.where_answered(&keys)?;
+//! println!("{} keys moved", before.movement_to(&after)?.moved());
+//! # Ok::<(), reshard::Error>(())
+//! ```
+
+use super::http;
+use super::observed::{key_list, Keys, Observed};
+use super::process::{children_of, fail, is_root, locate, log_tail, new_dir, next_number, version_text};
+use super::process::{PortLease, Supervised};
+use super::redis::{process_alive, HOST};
+use crate::schemes::NodeId;
+use crate::{Error, Result};
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+mod config;
+pub use config::NginxConfig;
+
+/// How long nginx may take to start or reload.
+const PATIENCE: Duration = Duration::from_secs(15);
+
+/// The installed nginx version (`nginx -v`), e.g. `"1.22.1"`; else
+/// [`Error::ProxyMissing`], whose message says how to install it.
+pub fn nginx_version() -> Result<String> {
+    let text = version_text(&locate("nginx")?, "-v")?;
+    // "nginx version: nginx/1.22.1"
+    Ok(text.split_whitespace().find_map(|w| w.strip_prefix("nginx/")).unwrap_or(text.trim()).to_string())
+}
+
+/// nginx, its backends and its proxy on 127.0.0.1; the master and its
+/// workers stopped and the directory removed when dropped (see the
+/// [module docs](self)).
+pub struct Nginx {
+    config: NginxConfig,
+    nginx: PathBuf,
+    master: Option<Supervised>,
+    listen: PortLease,
+    /// A port per backend name (the running config's, and while a
+    /// reload is tried, the new one's).
+    backends: Vec<(String, PortLease)>,
+    token: String,
+    generation: u64,
+    conf: String,
+    timings: Vec<(String, f64)>,
+}
+
+impl Nginx {
+    /// Start nginx with `config`; returns once the proxy answers.
+    pub fn start(config: &NginxConfig) -> Result<Nginx> {
+        let nginx = locate("nginx")?;
+        // `-e` (nginx ≥ 1.19.5) keeps even the first log lines, written
+        // before the config is read, inside the directory.
+        let early_log = version_at_least(&nginx_version()?, [1, 19, 5]);
+        let t0 = Instant::now();
+        let mut last = String::new();
+        for _ in 0..8 {
+            let mut n = Nginx {
+                config: config.clone(),
+                nginx: nginx.clone(),
+                master: None,
+                listen: PortLease::take()?,
+                backends: Vec::new(),
+                token: format!("reshard-{}-{}", std::process::id(), next_number()),
+                generation: 0,
+                conf: String::new(),
+                timings: Vec::new(),
+            };
+            for (name, _) in config.servers() {
+                n.backends.push((name.clone(), PortLease::take()?));
+            }
+            let dir = new_dir("nginx")?;
+            n.write_conf(&dir)?;
+            let mut args: Vec<OsString> = Vec::new();
+            if early_log {
+                args.extend(["-e".into(), dir.join("error.log").into()]);
+            }
+            args.extend(["-p".into(), dir.clone().into(), "-c".into(), dir.join("nginx.conf").into()]);
+            n.master = Some(Supervised::start(dir, &n.nginx, &args)?);
+            match n.wait_generation(0) {
+                Ok(()) => {
+                    n.timings.push(("nginx".into(), t0.elapsed().as_secs_f64()));
+                    return Ok(n);
+                }
+                Err(e) => last = e.to_string(),
+            }
+            if !last.contains("in use") {
+                break;
+            }
+        }
+        Err(fail(format!("nginx did not start: {last}")))
+    }
+
+    /// The config nginx runs with now.
+    pub fn config(&self) -> &NginxConfig {
+        &self.config
+    }
+
+    /// The nginx.conf nginx runs with now.
+    pub fn config_text(&self) -> &str {
+        &self.conf
+    }
+
+    /// The proxy's port on 127.0.0.1.
+    pub fn port(&self) -> u16 {
+        self.listen.port()
+    }
+
+    /// The backends of the running config, in its order; [`Observed`]
+    /// names them in this order.
+    pub fn backends(&self) -> Vec<String> {
+        self.config.servers().iter().map(|(n, _)| n.clone()).collect()
+    }
+
+    /// The port of backend `name` on 127.0.0.1.
+    pub fn backend_port(&self, name: &str) -> Result<u16> {
+        self.config.servers().iter().find(|(n, _)| n == name).ok_or_else(|| Error::UnknownNode(name.into()))?;
+        Ok(self.port_of(name))
+    }
+
+    fn port_of(&self, name: &str) -> u16 {
+        self.backends.iter().find(|(n, _)| n == name).map_or(0, |(_, p)| p.port())
+    }
+
+    /// The upstream's servers as nginx.conf lists them — (name, the
+    /// address text after `server`, weight) — in config order: nginx's
+    /// consistent hash places each server by that address text.
+    pub fn upstream_servers(&self) -> Vec<(String, String, u32)> {
+        let addr = |n: &str| format!("{HOST}:{}", self.port_of(n));
+        self.config.servers().iter().map(|(n, w)| (n.clone(), addr(n), *w)).collect()
+    }
+
+    /// Seconds the start and each reload took.
+    pub fn timings(&self) -> &[(String, f64)] {
+        &self.timings
+    }
+
+    /// The master and every worker (their parent is the master), each with
+    /// the directory.
+    pub fn footprint(&self) -> Vec<(u32, PathBuf)> {
+        let Some(m) = &self.master else { return Vec::new() };
+        let mut out = vec![(m.pid(), m.dir().to_path_buf())];
+        out.extend(children_of(m.pid()).into_iter().map(|p| (p, m.dir().to_path_buf())));
+        out
+    }
+
+    /// The last `lines` lines of nginx's error log.
+    pub fn error_log(&self, lines: usize) -> String {
+        self.master.as_ref().map_or(String::new(), |m| log_tail(&m.dir().join("error.log"), lines))
+    }
+
+    /// `GET /?key=K` through the proxy for every key, pipelined over one
+    /// keep-alive connection; per key, the backend that answered. A key
+    /// goes into the URL as is (nginx hashes `$arg_key`, the raw text), so
+    /// it may hold only letters, digits and `- . _ ~ : @ ! $ ' ( ) * , ;`.
+    pub fn where_answered<K: Keys + ?Sized>(&self, keys: &K) -> Result<Observed> {
+        let keys = key_list(keys)?;
+        let safe = |b: u8| b.is_ascii_alphanumeric() || b"-._~:@!$'()*,;".contains(&b);
+        if let Some(k) = keys.iter().find(|k| !k.bytes().all(safe)) {
+            return Err(Error::Invalid(format!(
+                "key {k:?} cannot go into a URL as is: use letters, digits and - . _ ~ : @ ! $ ' ( ) * , ;"
+            )));
+        }
+        let t0 = Instant::now();
+        let paths: Vec<String> = keys.iter().map(|k| format!("/?key={k}")).collect();
+        let answers = http::get_all(self.port(), &paths).map_err(|e| fail(format!("requests through nginx: {e}")))?;
+        let names = self.backends();
+        let (mut errors, mut first) = (0u64, None);
+        let mut holders: Vec<Vec<NodeId>> = Vec::with_capacity(keys.len());
+        for (k, r) in keys.iter().zip(answers) {
+            let who = (r.status == 200).then(|| names.iter().position(|n| n.as_bytes() == r.body)).flatten();
+            match who {
+                Some(n) => holders.push(vec![n as NodeId]),
+                None => {
+                    errors += 1;
+                    first.get_or_insert_with(|| format!("{k}: {} {}", r.status, String::from_utf8_lossy(&r.body)));
+                    holders.push(Vec::new());
+                }
+            }
+        }
+        Ok(Observed::from_holders("answered", &names, &keys, holders)?.with_errors(
+            errors,
+            first,
+            t0.elapsed().as_secs_f64(),
+        ))
+    }
+
+    /// Rewrite nginx.conf for `config` and reload it (SIGHUP to the master:
+    /// new workers take the new upstream, the old ones finish and exit);
+    /// returns once the proxy answers with the new config and the old
+    /// workers have exited. A server new in `config` gets a new port; one it
+    /// drops is gone.
+    pub fn reload_with(&mut self, config: &NginxConfig) -> Result<()> {
+        let t0 = Instant::now();
+        let old_config = std::mem::replace(&mut self.config, config.clone());
+        let mut last = String::new();
+        for _ in 0..4 {
+            // A port for every new name (a new one after a failed attempt).
+            for (name, _) in config.servers() {
+                if old_config.servers().iter().all(|(n, _)| n != name) {
+                    self.backends.retain(|(n, _)| n != name);
+                    self.backends.push((name.clone(), PortLease::take()?));
+                }
+            }
+            self.generation += 1;
+            let master = self.master.as_ref().ok_or_else(|| fail("nginx is not running"))?;
+            let (dir, pid) = (master.dir().to_path_buf(), master.pid());
+            self.write_conf(&dir)?;
+            let old_workers = children_of(pid);
+            let hup = Command::new("kill").args(["-HUP", &pid.to_string()]).stderr(Stdio::null()).status();
+            if !hup.is_ok_and(|s| s.success()) {
+                last = format!("could not send SIGHUP to nginx (pid {pid})");
+                break;
+            }
+            match self.wait_generation(self.generation).and_then(|()| wait_gone(&old_workers)) {
+                Ok(()) => {
+                    let keep: Vec<&String> = config.servers().iter().map(|(n, _)| n).collect();
+                    self.backends.retain(|(n, _)| keep.contains(&n));
+                    self.timings.push(("nginx reload".into(), t0.elapsed().as_secs_f64()));
+                    return Ok(());
+                }
+                Err(e) => last = e.to_string(),
+            }
+            if !last.contains("in use") {
+                break;
+            }
+        }
+        // nginx kept the old config: so do we.
+        self.config = old_config;
+        if let Some(dir) = self.master.as_ref().map(|m| m.dir().to_path_buf()) {
+            self.write_conf(&dir)?;
+        }
+        Err(fail(format!("nginx did not reload: {last}")))
+    }
+
+    fn write_conf(&mut self, dir: &std::path::Path) -> Result<()> {
+        let ports: Vec<u16> = self.config.servers().iter().map(|(n, _)| self.port_of(n)).collect();
+        let token = format!("{}-{}", self.token, self.generation);
+        self.conf = self.config.nginx_conf(dir, self.listen.port(), &ports, &token, is_root(dir));
+        let path = dir.join("nginx.conf");
+        std::fs::write(&path, &self.conf).map_err(|e| fail(format!("write {}: {e}", path.display())))
+    }
+
+    /// Wait until the proxy answers `/reshard-generation` with this
+    /// generation's token; fail early if nginx exits or logs an `[emerg]`
+    /// after the wait began.
+    fn wait_generation(&self, generation: u64) -> Result<()> {
+        let master = self.master.as_ref().ok_or_else(|| fail("nginx is not running"))?;
+        let log = master.dir().join("error.log");
+        let logged = std::fs::metadata(&log).map_or(0, |m| m.len()) as usize;
+        let want = format!("{}-{generation}", self.token);
+        let deadline = Instant::now() + PATIENCE;
+        while Instant::now() < deadline {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            let emerg = text.get(logged..).and_then(|new| new.lines().find(|l| l.contains("[emerg]")));
+            if let Some(e) = emerg {
+                return Err(fail(format!("nginx: {e}")));
+            }
+            if !master.alive() {
+                return Err(fail(format!("nginx exited; its error log ends:\n{}", log_tail(&log, 5))));
+            }
+            if http::get(self.port(), "/reshard-generation").is_ok_and(|r| r.status == 200 && r.body == want.as_bytes())
+            {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        Err(fail(format!(
+            "nginx did not answer within {} s; its error log ends:\n{}",
+            PATIENCE.as_secs(),
+            log_tail(&log, 5)
+        )))
+    }
+}
+
+/// True when version text `v` ("1.22.1") is at least `min`.
+fn version_at_least(v: &str, min: [u32; 3]) -> bool {
+    let mut parts = v.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let have = [(); 3].map(|_| parts.next().unwrap_or(0));
+    have >= min
+}
+
+/// Wait until these processes (the workers of the config before a reload)
+/// have exited: until then one of them may still accept a connection and
+/// answer with the old upstream.
+fn wait_gone(pids: &[u32]) -> Result<()> {
+    let deadline = Instant::now() + PATIENCE;
+    while pids.iter().any(|&p| process_alive(p)) {
+        if Instant::now() > deadline {
+            return Err(fail(format!("nginx's old workers {pids:?} did not exit within {} s", PATIENCE.as_secs())));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_compare_by_number() {
+        assert!(version_at_least("1.22.1", [1, 19, 5]));
+        assert!(version_at_least("1.19.5", [1, 19, 5]));
+        assert!(!version_at_least("1.18.0", [1, 19, 5]));
+        assert!(!version_at_least("1.9.15", [1, 19, 5]));
+    }
+}

@@ -1,0 +1,174 @@
+//! An nginx `upstream` with `hash $arg_key`, and the whole nginx.conf that
+//! runs it with its backends in one private directory.
+
+use crate::live::process::check_name;
+use crate::live::redis::HOST;
+use crate::{Error, Result};
+use std::fmt::Write;
+use std::path::Path;
+
+/// An nginx `upstream` block: `hash $arg_key consistent;` (or plain `hash
+/// $arg_key;`) over servers with weights. Built like the crate's schemes:
+/// `named(…)`, then `with_*`.
+///
+/// ```
+/// use reshard::live::NginxConfig;
+/// let c = NginxConfig::named(["A", "B", "C"])?.with_weights([1, 2, 1])?;
+/// assert!(c.is_consistent());
+/// let plain = c.clone().consistent(false);
+/// assert_eq!(plain.add_server("D", 1)?.servers().len(), 4);
+/// assert!(c.with_weights([1, 0, 1]).is_err());
+/// # Ok::<(), reshard::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NginxConfig {
+    servers: Vec<(String, u32)>,
+    consistent: bool,
+}
+
+impl NginxConfig {
+    /// Servers with these names, `weight=1` each, `hash $arg_key
+    /// consistent;`.
+    pub fn named<I, S>(names: I) -> Result<NginxConfig>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut c = NginxConfig { servers: Vec::new(), consistent: true };
+        for n in names {
+            c = c.add_server(n, 1)?;
+        }
+        if c.servers.is_empty() {
+            return Err(Error::NoNodes);
+        }
+        Ok(c)
+    }
+
+    /// `hash $arg_key consistent;` (ketama-like points, 160 per unit of
+    /// weight) when true, else `hash $arg_key;` (the hash modulo the total
+    /// weight).
+    pub fn consistent(mut self, consistent: bool) -> NginxConfig {
+        self.consistent = consistent;
+        self
+    }
+
+    /// `weight=` of each server in order, integers ≥ 1.
+    pub fn with_weights(mut self, weights: impl IntoIterator<Item = u32>) -> Result<NginxConfig> {
+        let w: Vec<u32> = weights.into_iter().collect();
+        if w.len() != self.servers.len() {
+            return Err(Error::LengthMismatch {
+                what: "weights for servers",
+                expected: self.servers.len(),
+                given: w.len(),
+            });
+        }
+        for ((name, old), new) in self.servers.iter_mut().zip(w) {
+            if new == 0 {
+                return Err(Error::BadWeight { node: name.clone(), weight: "0".into() });
+            }
+            *old = new;
+        }
+        Ok(self)
+    }
+
+    /// The same upstream with one more server, `weight` ≥ 1, listed last.
+    pub fn add_server(&self, name: impl Into<String>, weight: u32) -> Result<NginxConfig> {
+        let name = name.into();
+        check_name(&name)?;
+        if self.servers.iter().any(|(n, _)| *n == name) {
+            return Err(Error::DuplicateNode(name));
+        }
+        if weight == 0 {
+            return Err(Error::BadWeight { node: name, weight: "0".into() });
+        }
+        let mut c = self.clone();
+        c.servers.push((name, weight));
+        Ok(c)
+    }
+
+    /// The same upstream without server `name`.
+    pub fn remove_server(&self, name: &str) -> Result<NginxConfig> {
+        let at = self.servers.iter().position(|(n, _)| n == name).ok_or_else(|| Error::UnknownNode(name.into()))?;
+        if self.servers.len() == 1 {
+            return Err(Error::LastNode(name.into()));
+        }
+        let mut c = self.clone();
+        c.servers.remove(at);
+        Ok(c)
+    }
+
+    /// The servers: (name, weight), in config order.
+    pub fn servers(&self) -> &[(String, u32)] {
+        &self.servers
+    }
+
+    /// True for `hash $arg_key consistent;`.
+    pub fn is_consistent(&self) -> bool {
+        self.consistent
+    }
+
+    /// nginx.conf: everything inside `dir`, one worker, every `listen` on
+    /// 127.0.0.1; a `server` block per backend answering its name, the
+    /// proxy on `proxy` passing to the upstream, and `/reshard-generation`
+    /// answering `token` (to know which config runs).
+    pub(crate) fn nginx_conf(&self, dir: &Path, proxy: u16, ports: &[u16], token: &str, root: bool) -> String {
+        let d = dir.display();
+        let mut c = String::new();
+        if root {
+            // Workers would otherwise run as nobody; everything here is root's.
+            c.push_str("user root;\n");
+        }
+        let _ = writeln!(c, "worker_processes 1;\ndaemon off;\nmaster_process on;\npid {d}/nginx.pid;");
+        let _ = writeln!(c, "error_log {d}/error.log notice;\nevents {{ worker_connections 1024; }}\nhttp {{");
+        let _ = writeln!(c, "  access_log off;\n  keepalive_requests 1000000;\n  default_type text/plain;");
+        for t in ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"] {
+            let _ = writeln!(c, "  {t}_temp_path {d}/{t}_temp;");
+        }
+        let method = if self.consistent { "hash $arg_key consistent;" } else { "hash $arg_key;" };
+        let _ = writeln!(c, "  upstream reshard {{\n    {method}");
+        for ((_, weight), port) in self.servers.iter().zip(ports) {
+            let _ = writeln!(c, "    server {HOST}:{port} weight={weight};");
+        }
+        c.push_str("    keepalive 16;\n  }\n");
+        for ((name, _), port) in self.servers.iter().zip(ports) {
+            let _ = writeln!(c, "  server {{ listen {HOST}:{port}; location / {{ return 200 \"{name}\"; }} }}");
+        }
+        let _ = writeln!(c, "  server {{\n    listen {HOST}:{proxy};");
+        let _ = writeln!(c, "    location = /reshard-generation {{ return 200 \"{token}\"; }}");
+        c.push_str("    location / {\n      proxy_pass http://reshard;\n      proxy_http_version 1.1;\n");
+        c.push_str("      proxy_set_header Connection \"\";\n    }\n  }\n}\n");
+        c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_upstream_block() {
+        let c = NginxConfig::named(["A", "B"]).unwrap().with_weights([1, 3]).unwrap();
+        let conf = c.nginx_conf(Path::new("/tmp/x"), 9000, &[7001, 7002], "t-1", true);
+        for line in [
+            "user root;",
+            "    hash $arg_key consistent;",
+            "    server 127.0.0.1:7001 weight=1;",
+            "    server 127.0.0.1:7002 weight=3;",
+            "  server { listen 127.0.0.1:7002; location / { return 200 \"B\"; } }",
+            "    listen 127.0.0.1:9000;",
+            "  proxy_temp_path /tmp/x/proxy_temp;",
+        ] {
+            assert!(conf.lines().any(|l| l == line), "{line:?} not in\n{conf}");
+        }
+        let plain = c.consistent(false).nginx_conf(Path::new("/d"), 1, &[2, 3], "t", false);
+        assert!(plain.contains("    hash $arg_key;\n") && !plain.contains("user root"));
+    }
+
+    #[test]
+    fn bad_settings_are_typed_errors() {
+        let c = NginxConfig::named(["A"]).unwrap();
+        assert!(matches!(c.clone().with_weights([1, 1]), Err(Error::LengthMismatch { .. })));
+        assert!(matches!(NginxConfig::named(["a b"]), Err(Error::Invalid(_))));
+        assert_eq!(c.remove_server("A"), Err(Error::LastNode("A".into())));
+    }
+}

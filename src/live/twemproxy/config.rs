@@ -1,0 +1,298 @@
+//! A twemproxy server pool, as its YAML config file says it.
+
+use crate::live::process::check_name;
+use crate::live::redis::HOST;
+use crate::{Error, Result};
+use std::collections::HashMap;
+use std::fmt::Write;
+
+/// The `distribution` values twemproxy 0.5 accepts.
+pub const DISTRIBUTIONS: [&str; 3] = ["ketama", "modula", "random"];
+
+/// The `hash` values twemproxy 0.5 accepts.
+pub const HASHES: [&str; 12] = [
+    "one_at_a_time",
+    "md5",
+    "crc16",
+    "crc32",
+    "crc32a",
+    "fnv1_64",
+    "fnv1a_64",
+    "fnv1_32",
+    "fnv1a_32",
+    "hsieh",
+    "murmur",
+    "jenkins",
+];
+
+/// One twemproxy server pool: its servers (by name, with weights) and how it
+/// picks one for a key. Built like the crate's schemes: `named(…)`, then
+/// `with_*`; each setting is written into nutcracker's YAML as is, and
+/// every setting left alone is written with twemproxy's default.
+///
+/// ```
+/// use reshard::live::TwemproxyConfig;
+/// let c = TwemproxyConfig::named(["A", "B", "C"])?
+///     .with_weights([1, 1, 2])?
+///     .with_hash("murmur")?
+///     .with_distribution("ketama")?
+///     .with_hash_tag("{}")?
+///     .with_auto_eject(1, 2000)?;
+/// assert_eq!(c.servers()[2], ("C".to_string(), 2));
+/// let grown = c.add_server("D", 1)?;
+/// assert_eq!(grown.servers().len(), 4);
+/// assert!(TwemproxyConfig::named(["A"])?.with_hash("sha1").is_err());
+/// # Ok::<(), reshard::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TwemproxyConfig {
+    servers: Vec<(String, u32)>,
+    names_in_config: bool,
+    distribution: &'static str,
+    hash: &'static str,
+    hash_tag: Option<String>,
+    auto_eject_hosts: bool,
+    server_failure_limit: u32,
+    server_retry_timeout: u64,
+    preconnect: bool,
+    timeout: Option<u64>,
+}
+
+impl TwemproxyConfig {
+    /// Servers with these names, weight 1 each; `distribution: ketama`,
+    /// `hash: fnv1a_64`, no hash tag, `auto_eject_hosts: false`,
+    /// `preconnect: false` (twemproxy's defaults).
+    pub fn named<I, S>(names: I) -> Result<TwemproxyConfig>
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        let mut c = TwemproxyConfig {
+            servers: Vec::new(),
+            names_in_config: true,
+            distribution: "ketama",
+            hash: "fnv1a_64",
+            hash_tag: None,
+            auto_eject_hosts: false,
+            server_failure_limit: 2,
+            server_retry_timeout: 30_000,
+            preconnect: false,
+            timeout: None,
+        };
+        for n in names {
+            c = c.add_server(n, 1)?;
+        }
+        if c.servers.is_empty() {
+            return Err(Error::NoNodes);
+        }
+        Ok(c)
+    }
+
+    /// The same pool with one more server, `weight` ≥ 1, listed last.
+    pub fn add_server(&self, name: impl Into<String>, weight: u32) -> Result<TwemproxyConfig> {
+        let name = name.into();
+        check_name(&name)?;
+        if self.servers.iter().any(|(n, _)| *n == name) {
+            return Err(Error::DuplicateNode(name));
+        }
+        if weight == 0 {
+            return Err(Error::BadWeight { node: name, weight: "0".into() });
+        }
+        let mut c = self.clone();
+        c.servers.push((name, weight));
+        Ok(c)
+    }
+
+    /// The same pool without server `name`.
+    pub fn remove_server(&self, name: &str) -> Result<TwemproxyConfig> {
+        let at = self.servers.iter().position(|(n, _)| n == name).ok_or_else(|| Error::UnknownNode(name.into()))?;
+        if self.servers.len() == 1 {
+            return Err(Error::LastNode(name.into()));
+        }
+        let mut c = self.clone();
+        c.servers.remove(at);
+        Ok(c)
+    }
+
+    /// Integer weights ≥ 1, one per server in order (`host:port:WEIGHT`).
+    pub fn with_weights(mut self, weights: impl IntoIterator<Item = u32>) -> Result<TwemproxyConfig> {
+        let w: Vec<u32> = weights.into_iter().collect();
+        if w.len() != self.servers.len() {
+            return Err(Error::LengthMismatch {
+                what: "weights for servers",
+                expected: self.servers.len(),
+                given: w.len(),
+            });
+        }
+        for ((name, old), new) in self.servers.iter_mut().zip(w) {
+            if new == 0 {
+                return Err(Error::BadWeight { node: name.clone(), weight: "0".into() });
+            }
+            *old = new;
+        }
+        Ok(self)
+    }
+
+    /// `distribution`: one of [`DISTRIBUTIONS`].
+    pub fn with_distribution(mut self, distribution: &str) -> Result<TwemproxyConfig> {
+        self.distribution = pick("distribution", distribution, &DISTRIBUTIONS)?;
+        Ok(self)
+    }
+
+    /// `hash`: one of [`HASHES`].
+    pub fn with_hash(mut self, hash: &str) -> Result<TwemproxyConfig> {
+        self.hash = pick("hash", hash, &HASHES)?;
+        Ok(self)
+    }
+
+    /// `hash_tag`: two characters, e.g. `"{}"`; only the part of a key
+    /// between them is hashed (when the key has both).
+    pub fn with_hash_tag(mut self, tag: &str) -> Result<TwemproxyConfig> {
+        let ok = tag.len() == 2 && tag.bytes().all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\');
+        if !ok {
+            return Err(Error::Invalid(format!(
+                "hash_tag {tag:?}: give two printable ASCII characters other than '\"' and '\\', e.g. \"{{}}\""
+            )));
+        }
+        self.hash_tag = Some(tag.to_string());
+        Ok(self)
+    }
+
+    /// `auto_eject_hosts: true`, ejecting a server after `failure_limit`
+    /// consecutive failures (`server_failure_limit`, ≥ 1) for
+    /// `retry_timeout_ms` milliseconds (`server_retry_timeout`, ≥ 1).
+    pub fn with_auto_eject(mut self, failure_limit: u32, retry_timeout_ms: u64) -> Result<TwemproxyConfig> {
+        if failure_limit == 0 || retry_timeout_ms == 0 {
+            return Err(Error::Invalid(format!(
+                "auto eject after {failure_limit} failures for {retry_timeout_ms} ms: use at least 1 failure and 1 ms \
+                 (twemproxy's defaults: 2 failures, 30000 ms)"
+            )));
+        }
+        (self.auto_eject_hosts, self.server_failure_limit, self.server_retry_timeout) =
+            (true, failure_limit, retry_timeout_ms);
+        Ok(self)
+    }
+
+    /// `preconnect`: connect to every server when nutcracker starts.
+    pub fn with_preconnect(mut self, preconnect: bool) -> TwemproxyConfig {
+        self.preconnect = preconnect;
+        self
+    }
+
+    /// `timeout` in milliseconds (≥ 1) for connecting to and hearing from
+    /// a server; without it nutcracker waits indefinitely.
+    pub fn with_timeout_ms(mut self, ms: u64) -> Result<TwemproxyConfig> {
+        if ms == 0 {
+            return Err(Error::Invalid("timeout 0 ms: use at least 1 ms, e.g. 400".into()));
+        }
+        self.timeout = Some(ms);
+        Ok(self)
+    }
+
+    /// Server lines without names (`127.0.0.1:PORT:WEIGHT`): ketama then
+    /// places a server by its address and port instead of its name (see
+    /// [`Twemproxy::backend_port`](super::Twemproxy::backend_port)).
+    pub fn without_names(mut self) -> TwemproxyConfig {
+        self.names_in_config = false;
+        self
+    }
+
+    /// The servers: (name, weight), in config order.
+    pub fn servers(&self) -> &[(String, u32)] {
+        &self.servers
+    }
+
+    /// `distribution`.
+    pub fn distribution(&self) -> &str {
+        self.distribution
+    }
+
+    /// `hash`.
+    pub fn hash(&self) -> &str {
+        self.hash
+    }
+
+    /// `hash_tag`, if set.
+    pub fn hash_tag(&self) -> Option<&str> {
+        self.hash_tag.as_deref()
+    }
+
+    /// True when the server lines carry the names.
+    pub fn names_in_config(&self) -> bool {
+        self.names_in_config
+    }
+
+    /// The YAML of pool `pool` listening on `listen`, server `name` on
+    /// `ports[name]`.
+    pub(crate) fn yaml(&self, pool: &str, listen: u16, ports: &HashMap<&str, u16>) -> String {
+        let mut y = format!("{pool}:\n  listen: {HOST}:{listen}\n  redis: true\n");
+        let _ = writeln!(y, "  distribution: {}\n  hash: {}", self.distribution, self.hash);
+        if let Some(t) = &self.hash_tag {
+            let _ = writeln!(y, "  hash_tag: \"{t}\"");
+        }
+        let _ = writeln!(y, "  auto_eject_hosts: {}", self.auto_eject_hosts);
+        let _ = writeln!(y, "  server_failure_limit: {}", self.server_failure_limit);
+        let _ = writeln!(y, "  server_retry_timeout: {}", self.server_retry_timeout);
+        let _ = writeln!(y, "  preconnect: {}", self.preconnect);
+        if let Some(t) = self.timeout {
+            let _ = writeln!(y, "  timeout: {t}");
+        }
+        y.push_str("  servers:\n");
+        for (name, weight) in &self.servers {
+            let port = ports.get(name.as_str()).copied().unwrap_or(0);
+            let _ = write!(y, "   - {HOST}:{port}:{weight}");
+            if self.names_in_config {
+                let _ = write!(y, " {name}");
+            }
+            y.push('\n');
+        }
+        y
+    }
+}
+
+/// `given` if it is one of `allowed`, else a typed error listing them.
+fn pick(what: &str, given: &str, allowed: &[&'static str]) -> Result<&'static str> {
+    allowed.iter().find(|a| **a == given).copied().ok_or_else(|| {
+        Error::Invalid(format!("{what} {given:?} is not one twemproxy knows: use one of {}", allowed.join(", ")))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_as_the_twemproxy_readme_writes_it() {
+        let c = TwemproxyConfig::named(["A", "B"]).unwrap().with_weights([1, 3]).unwrap().with_hash_tag("{}").unwrap();
+        let ports = HashMap::from([("A", 7001), ("B", 7002)]);
+        let y = c.yaml("p", 9000, &ports);
+        for line in [
+            "p:",
+            "  listen: 127.0.0.1:9000",
+            "  hash_tag: \"{}\"",
+            "  distribution: ketama",
+            "   - 127.0.0.1:7001:1 A",
+            "   - 127.0.0.1:7002:3 B",
+        ] {
+            assert!(y.lines().any(|l| l == line), "{line:?} not in\n{y}");
+        }
+        let bare = c.without_names().yaml("p", 9000, &ports);
+        assert!(bare.lines().any(|l| l == "   - 127.0.0.1:7002:3"), "{bare}");
+    }
+
+    #[test]
+    fn bad_settings_are_typed_errors() {
+        let c = TwemproxyConfig::named(["A", "B"]).unwrap();
+        assert_eq!(TwemproxyConfig::named(Vec::<String>::new()), Err(Error::NoNodes));
+        assert!(
+            matches!(c.clone().with_distribution("ring"), Err(Error::Invalid(m)) if m.contains("ketama, modula, random"))
+        );
+        assert!(matches!(c.clone().with_weights([1]), Err(Error::LengthMismatch { .. })));
+        assert!(matches!(c.clone().with_weights([1, 0]), Err(Error::BadWeight { .. })));
+        assert!(matches!(c.clone().with_hash_tag("{"), Err(Error::Invalid(_))));
+        assert!(matches!(c.clone().with_auto_eject(0, 10), Err(Error::Invalid(_))));
+        assert_eq!(c.add_server("A", 1), Err(Error::DuplicateNode("A".into())));
+        assert_eq!(c.remove_server("Z"), Err(Error::UnknownNode("Z".into())));
+        assert_eq!(c.remove_server("A").unwrap().remove_server("B"), Err(Error::LastNode("B".into())));
+    }
+}

@@ -1,0 +1,352 @@
+//! Real proxies on this machine: twemproxy (nutcracker) over redis-server
+//! backends, and nginx with a `hash $arg_key` upstream. Every key lands on
+//! exactly one backend, a fourth server moves some keys, an ejected backend's
+//! keys go elsewhere, and nothing is left behind — after a drop, a panic, or
+//! the owning process being killed.
+//!
+//! Needs `nutcracker`, `nginx` and `redis-server` (`apt-get install
+//! nutcracker nginx redis-server`). Without them every test here says so and
+//! passes, unless `CI=true`, where a missing program fails the run.
+#![cfg(feature = "proxies")]
+
+use reshard::live::redis::process_alive;
+use reshard::live::{nginx_version, nutcracker_version, Nginx, NginxConfig, Observed, Twemproxy, TwemproxyConfig};
+use reshard::{Error, KeySet};
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// False (after saying why) when a program is missing and this is not CI.
+fn proxies_here() -> bool {
+    match nutcracker_version().and_then(|_| nginx_version()) {
+        Ok(_) => true,
+        Err(e @ Error::ProxyMissing { .. }) => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("CI=true but {e}");
+            }
+            eprintln!("skipped: {e}");
+            false
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Wait (up to 10 s) until none of these processes or directories exists,
+/// and `pgrep -f` finds no process naming one of the directories.
+fn assert_gone(left: &[(u32, PathBuf)]) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let alive: Vec<&(u32, PathBuf)> = left
+            .iter()
+            .filter(|(pid, dir)| process_alive(*pid) || dir.exists() || pgrep(&dir.display().to_string()))
+            .collect();
+        if alive.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "left behind: {alive:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// True when some process's command line contains `text`.
+fn pgrep(text: &str) -> bool {
+    Command::new("pgrep").args(["-f", "--", text]).stdout(Stdio::null()).status().is_ok_and(|s| s.success())
+}
+
+/// `redis-cli -p port args…`, trimmed: an answer from outside the crate.
+fn redis_cli(port: u16, args: &[&str]) -> String {
+    let out = Command::new("redis-cli").args(["-h", "127.0.0.1", "-p", &port.to_string()]).args(args).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// `curl` a URL: an answer from outside the crate.
+fn curl(url: &str) -> String {
+    let out = Command::new("curl").args(["-s", url]).output().unwrap();
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Every key on exactly one backend, and the counts add up.
+fn one_each(o: &Observed, keys: usize) {
+    assert_eq!(o.len(), keys);
+    assert_eq!((o.nowhere(), o.on_several(), o.errors().0), (0, 0, 0), "{o}");
+    assert_eq!(o.counts().iter().map(|c| c.1).sum::<u64>(), keys as u64);
+    assert!(o.counts().iter().all(|c| c.1 > 0), "a backend got no key: {o}");
+}
+
+#[test]
+fn twemproxy_stores_each_key_once_and_a_fourth_server_takes_some() {
+    if !proxies_here() {
+        return;
+    }
+    let keys = KeySet::users(2_000);
+    let config = TwemproxyConfig::named(["A", "B", "C"]).unwrap();
+    let mut proxy = Twemproxy::start(&config).unwrap();
+    let written = proxy.set_keys(&keys).unwrap();
+    assert_eq!((written.ok, written.errors), (2_000, 0));
+    let stored = proxy.where_stored(&keys).unwrap();
+    one_each(&stored, 2_000);
+    // DBSIZE, asked by redis-cli, agrees with what the driver read.
+    for (name, count) in stored.counts() {
+        assert_eq!(redis_cli(proxy.backend_port(&name).unwrap(), &["DBSIZE"]), count.to_string(), "{name}");
+    }
+    // A GET goes where the SET went; redis-cli through the proxy reads it.
+    let routed = proxy.where_routed(&keys).unwrap();
+    assert_eq!(routed.assignment().unwrap(), stored.assignment().unwrap());
+    assert_eq!(redis_cli(proxy.port(), &["GET", "user:1234"]), "1234");
+
+    // D joins: nutcracker restarts, the backends keep their keys.
+    proxy.restart_with(&config.add_server("D", 1).unwrap()).unwrap();
+    assert_eq!(proxy.backends(), ["A", "B", "C", "D"]);
+    let still = proxy.where_stored(&keys).unwrap();
+    assert_eq!(still.assignment().unwrap(), stored.assignment().unwrap());
+    let now = proxy.where_routed(&keys).unwrap();
+    one_each(&now, 2_000);
+    let moved = stored.movement_to(&now).unwrap();
+    // ketama adds D's points and nothing else: keys move to D only, about a quarter.
+    let d = now.counts()[3].1;
+    assert_eq!(moved.moved(), d);
+    assert!((300..=700).contains(&d), "{d} of 2,000 keys moved to D");
+    // Writing again: the moved keys now sit on D as well as their old backend.
+    proxy.set_keys(&keys).unwrap();
+    assert_eq!(proxy.where_stored(&keys).unwrap().on_several(), d);
+    // Flushed and written again, every key is once more on one backend, as routed.
+    proxy.flush().unwrap();
+    proxy.set_keys(&keys).unwrap();
+    assert_eq!(proxy.where_stored(&keys).unwrap().assignment().unwrap(), now.assignment().unwrap());
+
+    let left = proxy.footprint();
+    assert_eq!(left.len(), 5);
+    drop(proxy);
+    assert_gone(&left);
+}
+
+#[test]
+fn twemproxy_ejects_a_stopped_backend() {
+    if !proxies_here() {
+        return;
+    }
+    let keys = KeySet::users(2_000);
+    let config = TwemproxyConfig::named(["A", "B", "C"]).unwrap().with_auto_eject(1, 60_000).unwrap();
+    let mut proxy = Twemproxy::start(&config).unwrap();
+    let before = proxy.where_routed(&keys).unwrap();
+    one_each(&before, 2_000);
+    proxy.stop_backend("B").unwrap();
+    assert!(!proxy.is_running("B").unwrap());
+    // Until B is ejected its keys get errors; then they go elsewhere.
+    let mut after = proxy.where_routed(&keys).unwrap();
+    for _ in 0..20 {
+        if after.errors().0 == 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+        after = proxy.where_routed(&keys).unwrap();
+    }
+    assert_eq!(after.errors().0, 0, "B never ejected: {after}\n{}", proxy.log(10));
+    assert_eq!(after.counts()[1].1, 0);
+    assert_eq!(after.nowhere(), 0);
+    for i in 0..keys.len() {
+        if before.owner(i) != Some("B") {
+            assert_eq!(after.owner(i), before.owner(i), "key {i} moved though its backend is up");
+        }
+    }
+    // nutcracker's own count (its stats refresh every second).
+    let ejects = |text: &str| -> u64 {
+        let at = text.find("\"server_ejects\":").expect("a server_ejects field") + "\"server_ejects\":".len();
+        text[at..].trim_start().split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while ejects(&proxy.stats().unwrap()) == 0 {
+        assert!(Instant::now() < deadline, "no ejection counted:\n{}", proxy.stats().unwrap());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn nginx_answers_each_key_from_one_backend_and_a_fourth_server_takes_some() {
+    if !proxies_here() {
+        return;
+    }
+    let keys = KeySet::users(2_000);
+    let config = NginxConfig::named(["A", "B", "C"]).unwrap();
+    let mut nginx = Nginx::start(&config).unwrap();
+    let before = nginx.where_answered(&keys).unwrap();
+    one_each(&before, 2_000);
+    assert_eq!(nginx.where_answered(&keys).unwrap().assignment().unwrap(), before.assignment().unwrap());
+    // curl agrees, key by key, on a sample.
+    for i in (0..2_000).step_by(199) {
+        let url = format!("http://127.0.0.1:{}/?key=user:{i}", nginx.port());
+        assert_eq!(Some(curl(&url).as_str()), before.owner(i), "user:{i}");
+    }
+    let servers = nginx.upstream_servers();
+    assert_eq!(servers[1].2, 1);
+    assert_eq!(servers[1].1, format!("127.0.0.1:{}", nginx.backend_port("B").unwrap()));
+    let master = nginx.footprint()[0].0;
+
+    nginx.reload_with(&config.add_server("D", 1).unwrap()).unwrap();
+    assert_eq!(nginx.footprint()[0].0, master, "a reload keeps the master");
+    let after = nginx.where_answered(&keys).unwrap();
+    one_each(&after, 2_000);
+    let moved = before.movement_to(&after).unwrap();
+    let d = after.counts()[3].1;
+    assert_eq!(moved.moved(), d, "with a consistent hash keys move to D only");
+    assert!((300..=700).contains(&d), "{d} of 2,000 keys moved to D");
+
+    // Without `consistent`, hash % total weight: most keys move.
+    let plain = config.clone().consistent(false);
+    nginx.reload_with(&plain).unwrap();
+    let three = nginx.where_answered(&keys).unwrap();
+    nginx.reload_with(&plain.add_server("D", 1).unwrap()).unwrap();
+    let four = nginx.where_answered(&keys).unwrap();
+    one_each(&four, 2_000);
+    let plain_moved = three.movement_to(&four).unwrap().moved();
+    assert!(plain_moved > 1_000, "{plain_moved} of 2,000 keys moved");
+
+    let left = nginx.footprint();
+    assert!(left.len() >= 2, "a master and a worker: {left:?}");
+    drop(nginx);
+    assert_gone(&left);
+}
+
+#[test]
+fn two_drivers_at_once_share_no_port() {
+    if !proxies_here() {
+        return;
+    }
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(|| Twemproxy::start(&TwemproxyConfig::named(["A", "B"]).unwrap()).unwrap());
+        let b = s.spawn(|| Nginx::start(&NginxConfig::named(["A", "B"]).unwrap()).unwrap());
+        (a.join().unwrap(), b.join().unwrap())
+    });
+    let mut ports = vec![a.port(), b.port()];
+    for n in ["A", "B"] {
+        ports.extend([a.backend_port(n).unwrap(), b.backend_port(n).unwrap()]);
+    }
+    let mut distinct = ports.clone();
+    distinct.sort_unstable();
+    distinct.dedup();
+    assert_eq!(distinct.len(), ports.len(), "{ports:?}");
+}
+
+#[test]
+fn a_panic_stops_every_process() {
+    if !proxies_here() {
+        return;
+    }
+    let left = std::sync::Mutex::new(Vec::new());
+    let result = std::panic::catch_unwind(|| {
+        let t = Twemproxy::start(&TwemproxyConfig::named(["A", "B", "C"]).unwrap()).unwrap();
+        let n = Nginx::start(&NginxConfig::named(["A", "B", "C"]).unwrap()).unwrap();
+        left.lock().unwrap().extend(t.footprint().into_iter().chain(n.footprint()));
+        panic!("a failing cell");
+    });
+    assert!(result.is_err());
+    let left = left.into_inner().unwrap();
+    assert!(left.len() >= 6, "{left:?}");
+    assert_gone(&left);
+}
+
+#[test]
+fn nginx_workers_go_even_when_their_master_was_killed() {
+    if !proxies_here() {
+        return;
+    }
+    let nginx = Nginx::start(&NginxConfig::named(["A", "B"]).unwrap()).unwrap();
+    let left = nginx.footprint();
+    assert!(left.len() >= 2, "a master and a worker: {left:?}");
+    // SIGKILL to the master alone: its worker is orphaned, still serving.
+    Command::new("kill").args(["-KILL", &left[0].0.to_string()]).status().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(left[1..].iter().all(|(p, _)| process_alive(*p)), "the worker outlived its master");
+    drop(nginx);
+    assert_gone(&left);
+}
+
+/// Run by `the_owner_killed_leaves_nothing` in a child process: start both
+/// drivers, print their footprint, wait to be killed.
+#[test]
+#[ignore = "run by the_owner_killed_leaves_nothing in a child process"]
+fn child_holds_proxies() {
+    if std::env::var("RESHARD_PROXIES_CHILD").is_err() {
+        return;
+    }
+    let t = Twemproxy::start(&TwemproxyConfig::named(["A", "B", "C"]).unwrap()).unwrap();
+    let n = Nginx::start(&NginxConfig::named(["A", "B", "C"]).unwrap()).unwrap();
+    let parts: Vec<String> =
+        t.footprint().iter().chain(&n.footprint()).map(|(p, d)| format!("{p}={}", d.display())).collect();
+    println!("FOOTPRINT {}", parts.join(" "));
+    std::thread::sleep(Duration::from_secs(120));
+}
+
+#[test]
+fn the_owner_killed_leaves_nothing() {
+    if !proxies_here() {
+        return;
+    }
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_holds_proxies", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("RESHARD_PROXIES_CHILD", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut left = Vec::new();
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        if let Some((_, rest)) = line.split_once("FOOTPRINT ") {
+            for part in rest.split_whitespace() {
+                let (pid, dir) = part.split_once('=').unwrap();
+                left.push((pid.parse::<u32>().unwrap(), PathBuf::from(dir)));
+            }
+            break;
+        }
+    }
+    // 3 redis-server, nutcracker, nginx master and worker.
+    assert!(left.len() >= 6, "the child did not start its proxies: {left:?}");
+    assert!(left.iter().all(|(p, d)| process_alive(*p) && d.exists()));
+    child.kill().unwrap(); // SIGKILL: no destructor runs
+    child.wait().unwrap();
+    let t0 = Instant::now();
+    assert_gone(&left);
+    eprintln!("everything gone {:.2} s after the SIGKILL", t0.elapsed().as_secs_f64());
+}
+
+/// Start times and 20,000 keys, printed (`--nocapture`) and bounded.
+#[test]
+fn twenty_thousand_keys_in_seconds() {
+    if !proxies_here() {
+        return;
+    }
+    let keys = KeySet::users(20_000);
+    let mut proxy = Twemproxy::start(&TwemproxyConfig::named(["A", "B", "C"]).unwrap()).unwrap();
+    let w = proxy.set_keys(&keys).unwrap();
+    let stored = proxy.where_stored(&keys).unwrap();
+    let routed = proxy.where_routed(&keys).unwrap();
+    one_each(&stored, 20_000);
+    assert_eq!(routed.assignment().unwrap(), stored.assignment().unwrap());
+    let t0 = Instant::now();
+    proxy.restart_with(&proxy.config().add_server("D", 1).unwrap()).unwrap();
+    let restart = t0.elapsed().as_secs_f64();
+    let mut nginx = Nginx::start(&NginxConfig::named(["A", "B", "C"]).unwrap()).unwrap();
+    let answered = nginx.where_answered(&keys).unwrap();
+    one_each(&answered, 20_000);
+    nginx.reload_with(&nginx.config().add_server("D", 1).unwrap()).unwrap();
+    eprintln!(
+        "twemproxy {:?}; set 20,000 {:.2} s, stored {:.2} s, routed {:.2} s; restart with D {restart:.2} s",
+        proxy.timings(),
+        w.seconds,
+        stored.seconds(),
+        routed.seconds()
+    );
+    eprintln!("nginx {:?}; 20,000 GETs {:.2} s", nginx.timings(), answered.seconds());
+    for s in [w.seconds, stored.seconds(), routed.seconds(), answered.seconds()] {
+        assert!(s < 10.0, "{s} s for 20,000 keys");
+    }
+}
+
+#[test]
+fn a_missing_proxy_says_how_to_install_it() {
+    let text = Error::ProxyMissing { program: "nutcracker" }.to_string();
+    assert!(text.contains("apt-get install nutcracker nginx redis-server"), "{text}");
+    assert!(text.starts_with("nutcracker was not found"), "{text}");
+}
