@@ -12,6 +12,7 @@
 //! assert!(err.to_string().contains("at least 1"));
 //! ```
 
+use crate::numbers::grouped;
 use std::fmt;
 
 /// Everything that can be wrong with the parameters of an experiment.
@@ -94,12 +95,6 @@ pub enum Error {
     /// A Redis server or `redis-cli` failed, or the live cluster disagreed
     /// with the prediction; the message says what happened.
     Redis(String),
-}
-
-/// `1234567` → `"1,234,567"`.
-fn grouped(n: u128) -> String {
-    use num_format::{Locale, ToFormattedString};
-    n.to_formatted_string(&Locale::en)
 }
 
 impl fmt::Display for Error {

@@ -44,6 +44,7 @@ pub mod keys;
 pub mod limits;
 #[cfg(feature = "redis")]
 pub mod live;
+pub mod numbers;
 pub mod present;
 pub mod schemes;
 pub mod tutor;

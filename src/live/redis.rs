@@ -46,7 +46,7 @@
 
 use crate::analysis::Movement;
 use crate::keys::{HashedKeys, KeySet, KeyWriter};
-use crate::present::format::thousands;
+use crate::numbers::thousands;
 use crate::schemes::slots::{key_slot, Slots, SLOT_COUNT};
 use crate::schemes::slots_rebalance::SlotPlan;
 use crate::schemes::{NodeId, Placement};

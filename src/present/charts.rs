@@ -172,7 +172,7 @@ fn fmt_value(v: f64, percent: bool) -> String {
     let (whole, frac) = s.split_once('.').unwrap_or((&s, ""));
     let frac = frac.trim_end_matches('0');
     let sign = if x < 0.0 && s.bytes().any(|b| (b'1'..=b'9').contains(&b)) { "-" } else { "" };
-    let whole = thousands(whole.parse().unwrap_or(0));
+    let whole = crate::numbers::group_digits(whole);
     format!("{sign}{whole}{}{frac}{}", if frac.is_empty() { "" } else { "." }, if percent { "%" } else { "" })
 }
 
@@ -1455,6 +1455,10 @@ mod tests {
         assert_eq!([thousands(0), thousands(1000), thousands(u64::MAX)], ["0", "1,000", "18,446,744,073,709,551,615"]);
         let v = [fmt_value(0.254, true), fmt_value(25_000.0, false), fmt_value(-1234.5, false), fmt_value(1e-4, true)];
         assert_eq!(v, ["25.4%", "25,000", "-1,234", "0.01%"]);
+        // past u64::MAX the whole part is still printed (Python: f"{1e20:,.0f}")
+        assert_eq!(fmt_value(1e20, false), "100,000,000,000,000,000,000");
+        let big = bar_chart("big", "keys", &["A", "B"], &[("x", vec![1e20, 2e20])]).build();
+        assert!(big.svg().contains("\n50,000,000,000,000,000,000\n"), "the ticks of a bar chart of 1e20");
     }
 
     #[test]
