@@ -14,9 +14,9 @@
 //! `python3` process in the same run, and its wall time is set beside
 //! document `000`'s median here: the speed-up.
 
+use reshard::analysis::modulo::count_moved_streaming;
 #[allow(unused_imports)]
 use reshard::prelude::*;
-use reshard::schemes::modulo::count_moved_streaming;
 use reshard::tutor::reproduce;
 use reshard::{Checks, HashWidth, KeySet};
 use std::time::{Duration, Instant};
