@@ -1,11 +1,28 @@
 //! A floor beside [`schemes`](crate::schemes) and
 //! [`analysis`](crate::analysis): real servers whose placement the crate
-//! predicts. Behind the `redis` feature.
+//! predicts. Behind the `redis` feature. It reports what the servers say;
+//! the [`tutor`](crate::tutor) sets the crate's predictions beside it.
 //!
-//! * [`redis`] — a local Redis Cluster (`redis-server` processes on
+//! * [`server`] — one server process under a watchdog that stops it and
+//!   removes its directory when dropped, on a panic, or when this process
+//!   is killed (shared by every driver);
+//! * [`client`] — a few lines of RESP over a `TcpStream`;
+//! * [`cluster`] — a local Redis Cluster (`redis-server` processes on
 //!   127.0.0.1, formed, grown and shrunk with `redis-cli --cluster`), read
-//!   back slot by slot and compared with [`Slots`](crate::Slots).
+//!   back slot by slot.
 
-pub mod redis;
+pub mod client;
+pub mod cluster;
+pub mod server;
 
-pub use redis::{redis_version, Agreement, CliRun, Loaded, RedisCluster, Reply, Snapshot};
+pub use client::Reply;
+pub use cluster::{redis_version, CliRun, Loaded, RedisCluster, Sampled, Snapshot};
+pub use server::{find_program, process_alive, HOST};
+
+/// The old single-file home of the Redis driver: its paths keep working.
+#[doc(hidden)]
+pub mod redis {
+    pub use super::client::Reply;
+    pub use super::cluster::{redis_version, CliRun, Loaded, RedisCluster, Sampled, Snapshot};
+    pub use super::server::{find_program, process_alive, HOST};
+}
