@@ -1,7 +1,7 @@
 //! A floor beside [`schemes`](crate::schemes) and
 //! [`analysis`](crate::analysis): real servers whose placement the crate
 //! predicts. Behind the `redis` feature. It reports what the servers say;
-//! the [`tutor`](crate::tutor) sets the crate's predictions beside it.
+//! the tutor (`Checks`) sets the crate's predictions beside it.
 //!
 //! * [`server`] — one server process under a watchdog that stops it and
 //!   removes its directory when dropped, on a panic, or when this process
@@ -13,16 +13,19 @@
 
 pub mod client;
 pub mod cluster;
+pub mod contents;
 pub mod server;
 
 pub use client::Reply;
-pub use cluster::{redis_version, CliRun, Loaded, RedisCluster, Sampled, Snapshot};
+pub use cluster::{redis_version, CliRun, RedisCluster};
+pub use contents::{Loaded, Sampled, Snapshot};
 pub use server::{find_program, process_alive, HOST};
 
 /// The old single-file home of the Redis driver: its paths keep working.
 #[doc(hidden)]
 pub mod redis {
     pub use super::client::Reply;
-    pub use super::cluster::{redis_version, CliRun, Loaded, RedisCluster, Sampled, Snapshot};
+    pub use super::cluster::{redis_version, CliRun, RedisCluster};
+    pub use super::contents::{Loaded, Sampled, Snapshot};
     pub use super::server::{find_program, process_alive, HOST};
 }
