@@ -1,9 +1,9 @@
 //! One server process under a watchdog, so that none is left behind.
 //!
-//! [`Server::start`] runs a program (`redis-server`, and for other drivers
+//! `Server::start` (crate-internal) runs a program (`redis-server`, and for other drivers
 //! `nutcracker` or `nginx`) under a watchdog: a small `sh -c` parent that
 //! holds the read end of a pipe whose write end only this process has
-//! (close-on-exec, so no other child inherits it). When the [`Server`] is
+//! (close-on-exec, so no other child inherits it). When the `Server` is
 //! dropped, or this process dies in any way — a failed cell, a panic, a
 //! kernel restart, `kill -9` — the pipe closes, the watchdog reads
 //! end-of-file, stops its server (SIGTERM, then waits) and removes the

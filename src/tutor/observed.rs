@@ -3,7 +3,7 @@
 //! slots and keys that moved, the steps of a rebalance, sampled keys.
 //!
 //! Everything here takes the crate's own types ([`Slots`], [`SlotPlan`],
-//! [`Movement`]) or plain data, so the [`live`](crate::live) floor only
+//! [`Movement`]) or plain data, so the `live` floor only
 //! reports what the servers said and knows nothing of this one. A
 //! mismatch shows as ≠ with the first differing item, never as an error.
 //!
