@@ -12,6 +12,7 @@
 //! assert!(err.to_string().contains("at least 1"));
 //! ```
 
+use crate::numbers::grouped;
 use std::fmt;
 
 /// Everything that can be wrong with the parameters of an experiment.
@@ -103,12 +104,6 @@ pub enum Error {
     /// A live proxy or one of its backends failed; the message says what
     /// happened.
     Proxy(String),
-}
-
-/// `1234567` → `"1,234,567"`.
-fn grouped(n: u128) -> String {
-    use num_format::{Locale, ToFormattedString};
-    n.to_formatted_string(&Locale::en)
 }
 
 impl fmt::Display for Error {

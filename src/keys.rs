@@ -134,7 +134,7 @@ impl KeySet {
             "keys hashed in memory",
             self.count as u128,
             limits::MAX_KEYS,
-            "use fewer keys (modulo::count_moved_streaming counts hash % N over any number)",
+            "use fewer keys (analysis::modulo::count_moved_streaming counts hash % N over any number)",
         )?;
         const CHUNK: usize = 8192;
         let mut hashes = vec![0u128; self.count];

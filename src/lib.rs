@@ -44,10 +44,13 @@ pub mod keys;
 pub mod limits;
 #[cfg(feature = "redis")]
 pub mod live;
+pub mod numbers;
 pub mod present;
+pub mod pyrandom;
 pub mod schemes;
 pub mod tutor;
 
+pub use analysis::modulo::{keys_changing_shard, modulo_rule};
 pub use analysis::{
     ArrangementSweep, CompareSettings, Comparison, CopyMovement, FailureSweep, HotKeySplit, LoadReport, LoadSpread,
     LoadUnderSkew, MiddleRemoval, ModuloSweep, Movement, NodeFailure, RequestBounds, RequestLoad, Scheme, VnodeSweep,
@@ -57,13 +60,13 @@ pub use error::{Error, Result};
 pub use hash::{md5_u128, HashWidth};
 pub use keys::{HashedKeys, KeySet};
 pub use present::charts::plotters;
+pub use pyrandom::PyRandom;
 pub use schemes::jump::{guava_consistent_hash, jump_hash};
 pub use schemes::ketama::ketama_hash;
-pub use schemes::modulo::modulo_rule;
 pub use schemes::slots::{crc16, key_slot};
 pub use schemes::{
     letters, numbered, prefixed, Bounded, FixedShards, Jump, Ketama, Key, Locate, Maglev, Modulo, NodeId, Placement,
-    PyRandom, Rendezvous, Replicas, Replicated, Ring, Slots, UnstableShards,
+    Rendezvous, Replicas, Replicated, Ring, Slots, UnstableShards,
 };
 pub use schemes::{NginxHash, TwemDistribution, TwemHash, Twemproxy};
 pub use tutor::{Check, Checks};
@@ -108,14 +111,15 @@ pub mod prelude {
     pub use crate::schemes::{jump, shards, slots};
     pub use crate::schemes::{
         letters, numbered, prefixed, Bounded, FixedShards, Jump, Ketama, Key, Locate, Maglev, Modulo, Placement,
-        PyRandom, Rendezvous, Ring, Slots, UnstableShards,
+        Rendezvous, Ring, Slots, UnstableShards,
     };
     pub use crate::schemes::{NginxHash, TwemDistribution, TwemHash, Twemproxy};
     pub use crate::schemes::{Replicas, Replicated};
     pub use crate::show;
     pub use crate::tutor::{Check, Checks, Guess, Params, Quiz};
+    pub use crate::PyRandom;
     pub use crate::{
-        crc16, guava_consistent_hash, jump_hash, ketama_hash, key_slot, md5_u128, modulo_rule, Error, HashWidth,
-        HashedKeys, KeySet,
+        crc16, guava_consistent_hash, jump_hash, ketama_hash, key_slot, keys_changing_shard, md5_u128, modulo_rule,
+        Error, HashWidth, HashedKeys, KeySet,
     };
 }

@@ -1,9 +1,9 @@
 //! Bad parameters: each gives the typed error, whose message says what to
 //! change, and none panics.
 
+use reshard::analysis::modulo::count_moved_streaming;
 #[allow(unused_imports)]
 use reshard::prelude::*;
-use reshard::schemes::modulo::count_moved_streaming;
 use reshard::{letters, ArrangementSweep, Error, FixedShards, HashWidth, KeySet, Modulo, Rendezvous, Ring, VnodeSweep};
 mod common;
 use common::expect_err;

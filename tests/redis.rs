@@ -7,7 +7,7 @@
 //! `CI=true`, where a missing Redis fails the run.
 #![cfg(feature = "redis")]
 
-use reshard::live::redis::{process_alive, redis_version};
+use reshard::live::{process_alive, redis_version};
 use reshard::live::{RedisCluster, Snapshot};
 use reshard::{Error, HashWidth, KeySet, Movement, Placement, Slots};
 use std::io::{BufRead, BufReader};
@@ -84,8 +84,18 @@ fn grow_and_shrink_exactly_as_predicted() {
     assert_eq!(after.slots(), &plan.after().ordered_as(names.clone()).unwrap());
     assert_eq!(plan.before().without_node("D").unwrap().ordered_as(["A", "B", "C"]).unwrap(), *before.slots());
     check(&hashed, &before, &after, plan.after(), &names);
-    let sample = cluster.check_sample(&keys, 97, after.slots()).unwrap();
-    sample.ensure().unwrap();
+    let sample = cluster.sample(&keys, 97, after.slots()).unwrap();
+    assert_eq!(sample.len(), 20_000usize.div_ceil(97));
+    let tables =
+        reshard::tutor::Checks::slot_tables("tables", plan.after(), after.slots(), after.keys_per_node(), &hashed)
+            .unwrap();
+    assert!(tables.all_match(), "{}", tables.table());
+    let moves = reshard::tutor::Checks::slot_moves("moves", &plan, before.slots(), after.slots());
+    assert!(moves.all_match(), "{}", moves.table());
+    let checks = reshard::tutor::Checks::sampled("sampled keys", &sample);
+    assert!(checks.all_match(), "{}", checks.table());
+    let steps = reshard::tutor::Checks::plan_steps("steps", &plan, &run.moves());
+    assert!(steps.all_match(), "{}", steps.table());
 
     // Shrink: B's slots go to the others, then B leaves.
     let table = cluster.slots().unwrap();

@@ -7,12 +7,16 @@
 
 pub mod bounded;
 pub mod compare;
-pub mod hot;
+pub mod failure;
+pub mod hot_split;
 pub mod load;
 pub mod memory;
+pub mod modulo;
 pub mod movement;
 pub mod removal;
 pub mod replicas;
+pub mod request_bounds;
+pub mod requests;
 pub mod spread;
 pub mod sweep;
 pub mod weights;
@@ -20,16 +24,28 @@ pub mod workload;
 
 pub use bounded::{BoundedLoads, BoundedRow};
 pub use compare::{resized, CompareSettings, Comparison, Scheme, SchemeRow};
-pub use hot::{
-    BoundRow, FailureRow, FailureSweep, HotKeySplit, LoadUnderSkew, NodeFailure, RequestBounds, RequestLoad, SkewRow,
-    SplitRow,
-};
+pub use failure::{FailureRow, FailureSweep, NodeFailure};
+pub use hot_split::{HotKeySplit, SplitRow, MAX_SPLIT};
 pub use load::LoadReport;
 pub use memory::MemoryEstimate;
+pub use modulo::{count_moved_streaming, keys_changing_shard, modulo_period, modulo_rule};
 pub use movement::Movement;
 pub use removal::{middle_removal, MiddleRemoval, RemovalRow};
 pub use replicas::{CopyMovement, CopyRow};
+pub use request_bounds::{BoundRow, RequestBounds};
+pub use requests::{LoadUnderSkew, RequestLoad, SkewRow};
 pub use spread::{ring_share_sd, ring_spread, LoadSpread, SpreadRow};
 pub use sweep::{salt, Arrangement, ArrangementSweep, ModuloRow, ModuloSweep, VnodeSweep};
 pub use weights::{WeightRow, WeightedShares};
 pub use workload::{Workload, ZipfStream};
+
+/// The old home of requests per node, bounds on requests, hot-key splits and
+/// failures (now [`requests`], [`request_bounds`], [`hot_split`] and
+/// [`failure`]): its paths keep working.
+#[doc(hidden)]
+pub mod hot {
+    pub use super::failure::{FailureRow, FailureSweep, NodeFailure};
+    pub use super::hot_split::{HotKeySplit, SplitRow, MAX_SPLIT};
+    pub use super::request_bounds::{BoundRow, RequestBounds};
+    pub use super::requests::{LoadUnderSkew, RequestLoad, SkewRow};
+}

@@ -21,8 +21,8 @@
 //! movers and the loads in one pass per arrangement, arrangements on all
 //! cores.
 
+use crate::analysis::modulo::modulo_rule;
 use crate::keys::HashedKeys;
-use crate::schemes::modulo::modulo_rule;
 use crate::schemes::ring::{node_points, sort_points, Ring, Sorted};
 use crate::schemes::NodeId;
 use crate::{limits, Error, HashWidth, Result};
@@ -342,7 +342,7 @@ impl ModuloSweep {
                     new,
                     moved,
                     measured: moved as f64 / keys.len() as f64,
-                    rule: modulo_rule(old, new),
+                    rule: modulo_rule(old, new)?,
                     lesson: 1.0 - 1.0 / old as f64,
                     floor: old.abs_diff(new) as f64 / old.max(new) as f64,
                 })

@@ -6,7 +6,7 @@
 //! (nginx does so after `keepalive_requests`) ends the connection: the
 //! client reconnects and sends again the requests that got no response.
 
-use super::redis::HOST;
+use super::server::HOST;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;

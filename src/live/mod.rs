@@ -1,14 +1,22 @@
 //! A floor beside [`schemes`](crate::schemes) and
 //! [`analysis`](crate::analysis): real servers whose placement the crate
-//! predicts. Behind the `redis` feature.
+//! predicts. Behind the `redis` feature. It reports what the servers say;
+//! the tutor (`Checks`) sets the crate's predictions beside it.
 //!
-//! * [`redis`] — a local Redis Cluster (`redis-server` processes on
+//! * [`server`] — one server process under a watchdog that stops it and
+//!   removes its directory when dropped, on a panic, or when this process
+//!   is killed (shared by every driver);
+//! * [`client`] — a few lines of RESP over a `TcpStream`;
+//! * [`cluster`] — a local Redis Cluster (`redis-server` processes on
 //!   127.0.0.1, formed, grown and shrunk with `redis-cli --cluster`), read
-//!   back slot by slot and compared with [`Slots`](crate::Slots).
+//!   back slot by slot.
 //! * [`twemproxy`] and [`nginx`] (feature `proxies`) — twemproxy over
 //!   `redis-server` backends and nginx with a `hash` upstream, each key's
 //!   backend read back as an [`Observed`].
 
+pub mod client;
+pub mod cluster;
+pub mod contents;
 #[cfg(feature = "proxies")]
 mod http;
 #[cfg(feature = "proxies")]
@@ -17,14 +25,26 @@ pub mod nginx;
 pub mod observed;
 #[cfg(feature = "proxies")]
 mod process;
-pub mod redis;
+pub mod server;
 #[cfg(feature = "proxies")]
 pub mod twemproxy;
 
+pub use client::Reply;
+pub use cluster::{redis_version, CliRun, RedisCluster};
+pub use contents::{Loaded, Sampled, Snapshot};
 #[cfg(feature = "proxies")]
 pub use nginx::{nginx_version, Nginx, NginxConfig};
 #[cfg(feature = "proxies")]
 pub use observed::{Keys, Observed};
-pub use redis::{redis_version, Agreement, CliRun, Loaded, RedisCluster, Reply, Snapshot};
+pub use server::{find_program, process_alive, HOST};
 #[cfg(feature = "proxies")]
 pub use twemproxy::{nutcracker_version, Twemproxy, TwemproxyConfig, Written};
+
+/// The old single-file home of the Redis driver: its paths keep working.
+#[doc(hidden)]
+pub mod redis {
+    pub use super::client::Reply;
+    pub use super::cluster::{redis_version, CliRun, RedisCluster};
+    pub use super::contents::{Loaded, Sampled, Snapshot};
+    pub use super::server::{find_program, process_alive, HOST};
+}

@@ -43,7 +43,7 @@ use super::http;
 use super::observed::{key_list, Keys, Observed};
 use super::process::{children_of, fail, is_root, locate, log_tail, new_dir, next_number, version_text};
 use super::process::{PortLease, Supervised};
-use super::redis::{process_alive, HOST};
+use super::server::{process_alive, HOST};
 use crate::schemes::NodeId;
 use crate::{Error, Result};
 use std::ffi::OsString;

@@ -3,8 +3,9 @@
 //! The drivers ([`Twemproxy`](super::Twemproxy), [`Nginx`](super::Nginx))
 //! predict nothing: each observation names, for every key asked about, the
 //! backends that hold it (read from each backend directly), received it
-//! (seen by each backend) or answered for it. An [`Observed`] then lines
-//! those names up with a prediction made elsewhere, key for key. It shows
+//! (seen by each backend) or answered for it. The tutor's
+//! `Checks::backends` then lines those names up with a prediction made
+//! elsewhere, key for key. It shows
 //! itself as a table (keys per backend) in a notebook.
 //!
 //! ```
@@ -13,13 +14,9 @@
 //! let seen = Observed::from_holders("stored", &names, &["k1", "k2", "k3"], vec![vec![0], vec![1], vec![0]])?;
 //! assert_eq!(seen.counts(), [("A".to_string(), 2), ("B".to_string(), 1)]);
 //! assert_eq!(seen.owner(1), Some("B"));
-//! let check = seen.agreement(&["A", "B", "B"])?;
-//! assert_eq!(check.rows().last().unwrap().2, "2"); // keys on the predicted backend
-//! assert!(!check.all_agree());
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
-use super::redis::Agreement;
 use crate::analysis::Movement;
 use crate::keys::KeySet;
 use crate::schemes::NodeId;
@@ -242,44 +239,6 @@ impl Observed {
         }
         Movement::from_assignments(&self.names, &self.assignment()?, &later.names, &later.assignment()?)
     }
-
-    /// This observation beside a prediction, key for key: `predicted[i]`
-    /// names the backend predicted for key `i`. Rows: keys per backend
-    /// (predicted, observed), keys observed on exactly the predicted
-    /// backend, and the first key where they differ.
-    pub fn agreement<S: AsRef<str>>(&self, predicted: &[S]) -> Result<Agreement> {
-        if predicted.len() != self.len() {
-            return Err(Error::LengthMismatch {
-                what: "predicted backends",
-                expected: self.len(),
-                given: predicted.len(),
-            });
-        }
-        let mut names = self.names.clone();
-        for p in predicted {
-            if !names.iter().any(|n| n == p.as_ref()) {
-                names.push(p.as_ref().to_string());
-            }
-        }
-        let mut want = vec![0u64; names.len()];
-        for p in predicted {
-            want[names.iter().position(|n| n == p.as_ref()).unwrap_or(0)] += 1;
-        }
-        let got = self.counts();
-        let mut a =
-            Agreement::new(format!("{} keys: predicted backend beside the one they were {}", self.len(), self.what));
-        for (i, n) in names.iter().enumerate() {
-            a.count(format!("keys on {n}"), want[i], got.get(i).map_or(0, |g| g.1));
-        }
-        let same = (0..self.len()).filter(|&i| self.owner(i) == Some(predicted[i].as_ref())).count();
-        if let Some(i) = (0..self.len()).find(|&i| self.owner(i) != Some(predicted[i].as_ref())) {
-            let seen = self.holders(i);
-            let seen = if seen.is_empty() { "nowhere".to_string() } else { seen.join(" and ") };
-            a.row(format!("first key that differs: {}", self.keys[i]), predicted[i].as_ref(), seen);
-        }
-        a.count("keys on the predicted backend", self.len() as u64, same as u64);
-        Ok(a)
-    }
 }
 
 #[cfg(test)]
@@ -308,18 +267,6 @@ mod tests {
         let b = seen(vec![vec![0], vec![2], vec![2], vec![1]]);
         let m = a.movement_to(&b).unwrap();
         assert_eq!((m.keys(), m.moved()), (4, 2));
-    }
-
-    #[test]
-    fn agreement_rows() {
-        let o = seen(vec![vec![0], vec![1], vec![2]]);
-        assert!(o.agreement(&["A", "B", "C"]).unwrap().all_agree());
-        let a = o.agreement(&["A", "C", "C"]).unwrap();
-        assert!(!a.all_agree());
-        assert!(a.rows().iter().any(|r| r.0.contains("k1") && r.1 == "C" && r.2 == "B"), "{:?}", a.rows());
-        let d = o.agreement(&["A", "B", "D"]).unwrap();
-        assert!(d.rows().iter().any(|r| r.0 == "keys on D" && r.1 == "1" && r.2 == "0"));
-        assert!(matches!(o.agreement(&["A"]), Err(Error::LengthMismatch { .. })));
     }
 
     #[test]

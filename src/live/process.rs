@@ -13,7 +13,7 @@
 //! once never pick the same port; a program that still finds its port taken
 //! (by another process) is restarted on another one by its driver.
 
-use super::redis::{process_alive, HOST, WATCHDOG};
+use super::server::{process_alive, HOST, WATCHDOG};
 use crate::{Error, Result};
 use std::collections::BTreeSet;
 use std::ffi::OsString;

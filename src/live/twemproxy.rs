@@ -44,9 +44,10 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
+use super::client::{Conn, Reply};
 use super::observed::{key_list, Keys, Observed};
 use super::process::{fail, locate, log_tail, new_dir, next_number, version_text, PortLease, Supervised};
-use super::redis::{Conn, Reply, HOST};
+use super::server::HOST;
 use crate::schemes::NodeId;
 use crate::{Error, Result};
 use std::collections::HashMap;

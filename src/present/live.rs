@@ -1,24 +1,11 @@
 //! Tables for the live Redis cluster (feature `redis`): what the servers
-//! hold, predictions beside observations, how a load went.
+//! hold and how a load went. (Predictions beside observations are
+//! the tutor's `Checks`.)
 
-use crate::live::redis::{Agreement, Loaded, Snapshot};
-use crate::present::format::thousands;
-use crate::present::slot_ranges;
+use crate::live::{Loaded, Snapshot};
+use crate::present::format::{slot_ranges, thousands};
 use crate::present::tables::{shows_as_table, Table};
 use crate::schemes::Placement;
-
-impl Agreement {
-    /// One row per figure: predicted, observed, ✓ or ≠.
-    pub fn table(&self) -> Table {
-        let mut t = Table::new(self.title(), ["", "predicted", "observed", ""]);
-        for (w, p, o) in self.rows() {
-            t.row([w.as_str(), p, o, if p == o { "✓" } else { "≠" }]);
-        }
-        t
-    }
-}
-
-shows_as_table!(Agreement);
 
 impl Snapshot {
     /// Per node: slots, their ranges, keys (`DBSIZE`).

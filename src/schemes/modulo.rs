@@ -3,21 +3,20 @@
 //! Even and simple, and a disaster when N changes: a key stays on its node
 //! only when `h % old == h % new`. Among any `lcm(old, new)` consecutive
 //! hashes exactly `min(old, new)` satisfy that, so the share that moves is
-//! `1 − min(old, new) / lcm(old, new)` — see [`modulo_rule`].
+//! `1 − min(old, new) / lcm(old, new)` — see
+//! [`analysis::modulo`](crate::analysis::modulo).
 //!
 //! ```
-//! use reshard::{modulo_rule, HashWidth, KeySet, Modulo, Movement};
+//! use reshard::{HashWidth, KeySet, Modulo, Movement};
 //! let keys = KeySet::users(100_000).hashed(HashWidth::Bits32)?;
 //! let m = Movement::measure(&keys, &Modulo::new(3)?, &Modulo::new(4)?)?;
 //! assert_eq!(format!("{:.1}%", 100.0 * m.share()), "75.0%");
-//! assert_eq!(modulo_rule(3, 4), 0.75);
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
-use crate::keys::{HashedKeys, KeySet};
+use crate::keys::HashedKeys;
 use crate::schemes::{assign_each, check_names, numbered, with_added, without, Key, Locate, NodeId, Placement};
-use crate::{Error, HashWidth, Result};
-use rayon::prelude::*;
+use crate::Result;
 
 /// `hash % N` over named nodes (by default `"0"` … `"{N-1}"`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,68 +76,4 @@ impl Locate for Modulo {
     fn locate(&self, key: Key<'_>) -> NodeId {
         (key.hash % self.nodes.len() as u128) as NodeId
     }
-}
-
-/// The share of keys that `hash % N` moves from `old` to `new` nodes for
-/// uniformly spread hashes: `1 − min(old, new) / lcm(old, new)`.
-///
-/// ```
-/// use reshard::modulo_rule;
-/// assert_eq!(modulo_rule(10, 20), 0.5);
-/// assert!((modulo_rule(10, 11) - 10.0 / 11.0).abs() < 1e-12);
-/// assert_eq!(modulo_rule(7, 7), 0.0);
-/// ```
-pub fn modulo_rule(old: usize, new: usize) -> f64 {
-    if old == 0 || new == 0 {
-        return 1.0;
-    }
-    let lcm = lcm(old as u128, new as u128);
-    1.0 - old.min(new) as f64 / lcm as f64
-}
-
-/// Greatest common divisor.
-pub fn gcd(mut a: u128, mut b: u128) -> u128 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
-
-/// Least common multiple.
-pub fn lcm(a: u128, b: u128) -> u128 {
-    a / gcd(a, b) * b
-}
-
-/// Count, without storing any hash, the keys whose `hash % old` and
-/// `hash % new` differ: memory stays flat however many keys there are.
-/// Used for the 100-million-key benchmark.
-///
-/// ```
-/// use reshard::{schemes::modulo::count_moved_streaming, HashWidth, KeySet};
-/// let moved = count_moved_streaming(&KeySet::users(1000), HashWidth::Bits32, 3, 4).unwrap();
-/// assert!(moved > 700 && moved < 800);
-/// ```
-pub fn count_moved_streaming(keys: &KeySet, width: HashWidth, old: usize, new: usize) -> Result<u64> {
-    if keys.is_empty() {
-        return Err(Error::NoKeys);
-    }
-    if old == 0 || new == 0 {
-        return Err(Error::NoNodes);
-    }
-    const BLOCK: usize = 1 << 16;
-    let blocks = keys.len().div_ceil(BLOCK);
-    let (o, n) = (old as u128, new as u128);
-    Ok((0..blocks)
-        .into_par_iter()
-        .map(|b| {
-            let mut w = keys.writer();
-            let end = ((b + 1) * BLOCK).min(keys.len());
-            let mut moved = 0u64;
-            for i in b * BLOCK..end {
-                let h = width.hash(w.key(i));
-                moved += (h % o != h % n) as u64;
-            }
-            moved
-        })
-        .sum())
 }

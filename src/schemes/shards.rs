@@ -274,21 +274,6 @@ impl FixedShards {
     }
 }
 
-/// Keys whose shard id differs between `a` and `b` shards (`h % a` vs
-/// `h % b`): the keys that must be rewritten into a new shard when the
-/// shard count changes, even if they stay on the same node.
-///
-/// ```
-/// use reshard::{schemes::shards::keys_changing_shard, HashWidth, KeySet};
-/// let keys = KeySet::plain(10_000).hashed(HashWidth::Bits128).unwrap();
-/// let n = keys_changing_shard(&keys, 1000, 2000);
-/// assert!((4_800..5_200).contains(&n)); // h % 2000 ≥ 1000 half the time
-/// ```
-pub fn keys_changing_shard(keys: &HashedKeys, a: usize, b: usize) -> u64 {
-    let (a, b) = (a.max(1) as u128, b.max(1) as u128);
-    keys.hashes().iter().filter(|&&h| h % a != h % b).count() as u64
-}
-
 fn check_counts(shards: usize, nodes: usize) -> Result<()> {
     if shards == 0 {
         return Err(Error::ZeroShards);

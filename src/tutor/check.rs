@@ -106,6 +106,49 @@ impl Check {
         Check { value: Some(measured as f64), ..Check::new(label, thousands(document), thousands(measured)) }
     }
 
+    /// A prediction beside an observation, item by item: `items` gives, for
+    /// each thing compared (a key, a slot, a step), its name, what was
+    /// predicted and what was observed. The row reads the count compared
+    /// beside the count that agree, ✓ when all do; otherwise the
+    /// observation names how many differ and the first that does, with
+    /// both answers. A mismatch is a result to show, not an error.
+    ///
+    /// It takes plain data, so any lab can use it (a Redis cluster's slot
+    /// owners, a proxy's choice of server per key):
+    ///
+    /// ```
+    /// use reshard::tutor::Check;
+    /// let same = Check::placements("node of each key", [("k1", "A", "A"), ("k2", "B", "B")]);
+    /// assert_eq!(same.line(), "document 2 · measured 2 ✓");
+    /// let differ = Check::placements("node of each key", [("k1", "A", "A"), ("k2", "B", "C"), ("k3", "A", "B")]);
+    /// assert!(!differ.matches());
+    /// assert_eq!(differ.measured, "1 (2 differ; first k2: predicted B, observed C)");
+    /// ```
+    pub fn placements<K, V, I>(label: impl Into<String>, items: I) -> Self
+    where
+        I: IntoIterator<Item = (K, V, V)>,
+        K: std::fmt::Display,
+        V: PartialEq + std::fmt::Display,
+    {
+        let (mut n, mut differ) = (0u64, 0u64);
+        let mut first: Option<String> = None;
+        for (what, predicted, observed) in items {
+            n += 1;
+            if predicted != observed {
+                differ += 1;
+                if first.is_none() {
+                    first = Some(format!("{what}: predicted {predicted}, observed {observed}"));
+                }
+            }
+        }
+        let agree = n - differ;
+        let mut c = Check::count(label, n, agree);
+        if let Some(first) = first {
+            c.measured = format!("{} ({} differ; first {first})", thousands(agree), thousands(differ));
+        }
+        c
+    }
+
     /// A share printed as a percentage with as many decimals as the
     /// document's `"90.87%"` has.
     pub fn percent(label: impl Into<String>, document: &str, measured_share: f64) -> Self {
@@ -267,6 +310,12 @@ impl Checks {
     /// Add a check and return the list (for chaining).
     pub fn with(mut self, check: Check) -> Self {
         self.checks.push(check);
+        self
+    }
+
+    /// Append the checks of `other` (its title and notes are dropped).
+    pub fn and(mut self, other: Checks) -> Self {
+        self.checks.extend(other.checks);
         self
     }
 

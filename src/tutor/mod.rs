@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod guess;
+pub mod observed;
 pub mod params;
 pub mod reproduce;
 

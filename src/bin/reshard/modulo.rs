@@ -4,8 +4,8 @@ use crate::change::Change;
 use crate::output::{from_flag, Output, Run};
 use crate::workload::{self, defaults, Counts, Workload};
 use clap::Args as ClapArgs;
+use reshard::analysis::modulo::modulo_period;
 use reshard::present::{pct, thousands};
-use reshard::schemes::modulo::lcm;
 use reshard::{modulo_rule, Modulo, ModuloSweep};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -37,7 +37,7 @@ struct Params {
     sweep: Option<ModuloSweep>,
 }
 
-/// The min/lcm rule for this change, from the library's `lcm` and `modulo_rule`.
+/// The min/lcm rule for this change, from the library's `modulo_period` and `modulo_rule`.
 #[derive(Serialize)]
 struct Rule {
     min: usize,
@@ -62,11 +62,10 @@ pub fn run(a: &Args, json: bool) -> Run {
         None => None,
     };
     let (old, new) = (before.len(), after.len());
-    let rule = a.rule.then(|| Rule {
-        min: old.min(new),
-        lcm: lcm(old as u128, new as u128),
-        predicted: modulo_rule(old, new),
-    });
+    let rule = match a.rule {
+        true => Some(Rule { min: old.min(new), lcm: modulo_period(old, new)?, predicted: modulo_rule(old, new)? }),
+        false => None,
+    };
     let change = Change::measure("modulo", &keys, &before, &after, Params { rule, sweep })?;
     Output::either(json, &change, || {
         let mut text = change.text("hash % N", "");

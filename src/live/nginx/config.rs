@@ -2,7 +2,7 @@
 //! runs it with its backends in one private directory.
 
 use crate::live::process::check_name;
-use crate::live::redis::HOST;
+use crate::live::server::HOST;
 use crate::{Error, Result};
 use std::fmt::Write;
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! A twemproxy server pool, as its YAML config file says it.
 
 use crate::live::process::check_name;
-use crate::live::redis::HOST;
+use crate::live::server::HOST;
 use crate::{Error, Result};
 use std::collections::HashMap;
 use std::fmt::Write;

@@ -2,8 +2,8 @@
 //! requests go through the proxy, ended by an `ECHO` of a fresh token sent
 //! to each backend directly once every request was answered.
 
+use crate::live::client::{Conn, Reply};
 use crate::live::process::{fail, next_number};
-use crate::live::redis::{Conn, Reply};
 use crate::Result;
 use std::io;
 

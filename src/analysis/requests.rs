@@ -1,0 +1,201 @@
+//! Load in requests, not keys: what a skewed workload does to each node,
+//! what bounded loads can do about it, what splitting a hot key buys, and
+//! where a failed node's load goes.
+//!
+//! Every placement here counts two things per node: the keys it holds and
+//! the requests those keys receive under a [`Workload`]. Balanced key
+//! counts say nothing about the second when a few keys are hot.
+//!
+//! ```
+//! use reshard::prelude::*;
+//! let keys = KeySet::plain(10_000).hashed(HashWidth::Bits128)?;
+//! let flat = Workload::zipf(keys.len(), 0.0, 100_000, 1)?;
+//! let hot = Workload::zipf(keys.len(), 1.1, 100_000, 1)?;
+//! let ring = Ring::new(10)?.with_vnodes(150)?;
+//! let a = RequestLoad::measure(&keys, &flat, &ring)?;
+//! let b = RequestLoad::measure(&keys, &hot, &ring)?;
+//! assert_eq!(a.keys(), b.keys()); // same keys on the same nodes …
+//! assert!(b.requests_max_over_mean() > a.requests_max_over_mean()); // … not the same load
+//! # Ok::<(), reshard::Error>(())
+//! ```
+
+use crate::analysis::workload::Workload;
+use crate::keys::HashedKeys;
+use crate::limits;
+use crate::schemes::{NodeId, Placement, Replicated};
+use crate::{Error, Result};
+
+/// The workload must have one request count per key.
+pub(crate) fn check_workload(keys: &HashedKeys, workload: &Workload) -> Result<()> {
+    if workload.keys() != keys.len() {
+        return Err(Error::LengthMismatch {
+            what: "workload keys (one count per key)",
+            expected: keys.len(),
+            given: workload.keys(),
+        });
+    }
+    Ok(())
+}
+
+/// The largest count over the mean count (0 when all are 0).
+pub(crate) fn max_over_mean(v: &[u64]) -> f64 {
+    let total: u64 = v.iter().sum();
+    if total == 0 {
+        return 0.0;
+    }
+    *v.iter().max().unwrap_or(&0) as f64 / (total as f64 / v.len().max(1) as f64)
+}
+
+/// Keys and requests per node for one placement and one workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestLoad {
+    pub(crate) nodes: Vec<String>,
+    pub(crate) keys: Vec<u64>,
+    pub(crate) requests: Vec<u64>,
+}
+
+impl RequestLoad {
+    /// Place every key and add up, per node, its keys and their requests.
+    /// Fails when the workload is over a different number of keys.
+    pub fn measure<P: Placement + ?Sized>(
+        keys: &HashedKeys,
+        workload: &Workload,
+        placement: &P,
+    ) -> Result<RequestLoad> {
+        check_workload(keys, workload)?;
+        placement.check_cost(keys)?;
+        let owners = placement.assign(keys);
+        Ok(RequestLoad::from_owners(placement.nodes(), &owners, workload))
+    }
+
+    /// From owners already computed (`owners[i]` indexes `nodes`).
+    pub(crate) fn from_owners(nodes: &[String], owners: &[NodeId], workload: &Workload) -> RequestLoad {
+        let mut keys = vec![0u64; nodes.len()];
+        let mut requests = vec![0u64; nodes.len()];
+        for (&o, &c) in owners.iter().zip(workload.counts()) {
+            keys[o as usize] += 1;
+            requests[o as usize] += c;
+        }
+        RequestLoad { nodes: nodes.to_vec(), keys, requests }
+    }
+
+    /// Node names, in the placement's order.
+    pub fn nodes(&self) -> &[String] {
+        &self.nodes
+    }
+
+    /// Keys per node.
+    pub fn keys(&self) -> &[u64] {
+        &self.keys
+    }
+
+    /// Requests per node.
+    pub fn requests(&self) -> &[u64] {
+        &self.requests
+    }
+
+    /// All requests.
+    pub fn total_requests(&self) -> u64 {
+        self.requests.iter().sum()
+    }
+
+    /// The busiest node's keys over the fair share of keys.
+    pub fn keys_max_over_mean(&self) -> f64 {
+        max_over_mean(&self.keys)
+    }
+
+    /// The busiest node's requests over the fair share of requests.
+    pub fn requests_max_over_mean(&self) -> f64 {
+        max_over_mean(&self.requests)
+    }
+}
+
+/// One scheme's keys per node and requests per node under each workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkewRow {
+    /// The scheme's label.
+    pub scheme: String,
+    /// Node names.
+    pub nodes: Vec<String>,
+    /// Keys per node.
+    pub keys: Vec<u64>,
+    /// `requests[w][n]`: requests of node `n` under workload `w`.
+    pub requests: Vec<Vec<u64>>,
+}
+
+impl SkewRow {
+    /// The busiest node's keys over the fair share.
+    pub fn keys_max_over_mean(&self) -> f64 {
+        max_over_mean(&self.keys)
+    }
+
+    /// The busiest node's requests over the fair share, under workload `w`.
+    pub fn requests_max_over_mean(&self, w: usize) -> f64 {
+        self.requests.get(w).map_or(0.0, |r| max_over_mean(r))
+    }
+}
+
+/// Several schemes under several workloads over the same keys.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadUnderSkew {
+    pub(crate) s: Vec<f64>,
+    pub(crate) hottest: Vec<f64>,
+    pub(crate) rows: Vec<SkewRow>,
+}
+
+impl LoadUnderSkew {
+    /// Place the keys once per scheme, then add up each workload's requests.
+    pub fn run(keys: &HashedKeys, schemes: &[Replicated], workloads: &[Workload]) -> Result<LoadUnderSkew> {
+        for w in workloads {
+            check_workload(keys, w)?;
+        }
+        limits::check_hint(
+            "key placements (keys × schemes)",
+            limits::product(keys.len(), schemes.len()),
+            limits::MAX_PLACEMENTS,
+            "use fewer keys or fewer schemes",
+        )?;
+        let mut rows = Vec::with_capacity(schemes.len());
+        for p in schemes {
+            p.check_cost(keys)?;
+            let owners = p.assign(keys);
+            let loads: Vec<RequestLoad> =
+                workloads.iter().map(|w| RequestLoad::from_owners(p.nodes(), &owners, w)).collect();
+            let mut keys_per = vec![0u64; p.nodes().len()];
+            for &o in &owners {
+                keys_per[o as usize] += 1;
+            }
+            rows.push(SkewRow {
+                scheme: p.label(),
+                nodes: p.nodes().to_vec(),
+                keys: keys_per,
+                requests: loads.into_iter().map(|l| l.requests).collect(),
+            });
+        }
+        Ok(LoadUnderSkew {
+            s: workloads.iter().map(Workload::s).collect(),
+            hottest: workloads.iter().map(Workload::hottest_share).collect(),
+            rows,
+        })
+    }
+
+    /// The exponents of the workloads, in order.
+    pub fn exponents(&self) -> &[f64] {
+        &self.s
+    }
+
+    /// The hottest key's share of the requests, per workload.
+    pub fn hottest_shares(&self) -> &[f64] {
+        &self.hottest
+    }
+
+    /// One row per scheme.
+    pub fn rows(&self) -> &[SkewRow] {
+        &self.rows
+    }
+
+    /// A node's fair share of the requests, `1/N` (of the first scheme).
+    pub fn fair_share(&self) -> f64 {
+        1.0 / self.rows.first().map_or(1, |r| r.nodes.len()).max(1) as f64
+    }
+}

@@ -1,0 +1,137 @@
+//! Line charts of [`Series`]: log axes, percentages, bands and reference lines.
+
+use super::kit::*;
+use super::*;
+
+/// Builder for a line chart. Create it with [`line_chart`].
+#[derive(Clone, Debug)]
+pub struct LineChart {
+    frame: Frame,
+    labels: [String; 2],
+    series: Vec<Series>,
+    log: [bool; 2],
+    y_percent: bool,
+    include_zero: bool,
+    refs: Vec<(f64, String)>,
+}
+
+/// A line chart of [`Series`], with optional bands, log axes, reference lines and a legend
+/// under the chart.
+///
+/// ```
+/// use reshard::present::charts::{line_chart, Series, Style};
+/// let ns: Vec<f64> = (2..=10).map(f64::from).collect();
+/// let fig = line_chart("Share of keys moved", "nodes after (N+1)", "share of keys moved", &[
+///     Series::new("hash % N", ns.iter().map(|&n| (n, 1.0 - 1.0 / n))),
+///     Series::new("1/(N+1) floor", ns.iter().map(|&n| (n, 1.0 / n))).style(Style::Line).ink(3),
+/// ])
+/// .y_percent(true)
+/// .build();
+/// assert!(fig.svg().contains("hash % N"));
+/// ```
+pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> LineChart {
+    LineChart {
+        frame: Frame::new(title),
+        labels: [x_label.to_string(), y_label.to_string()],
+        series: series.to_vec(),
+        log: [false; 2],
+        y_percent: false,
+        include_zero: true,
+        refs: Vec::new(),
+    }
+}
+
+builder_common!(LineChart);
+
+impl LineChart {
+    /// Logarithmic x axis (points with x ≤ 0 are skipped).
+    pub fn log_x(mut self, on: bool) -> Self {
+        self.log[0] = on;
+        self
+    }
+    /// Logarithmic y axis (points with y ≤ 0 are skipped).
+    pub fn log_y(mut self, on: bool) -> Self {
+        self.log[1] = on;
+        self
+    }
+    /// Shows y tick labels as percentages (0.25 → "25%").
+    pub fn y_percent(mut self, on: bool) -> Self {
+        self.y_percent = on;
+        self
+    }
+    /// Whether the y range must include 0 (default true; no effect on a log axis).
+    pub fn include_zero(mut self, on: bool) -> Self {
+        self.include_zero = on;
+        self
+    }
+    /// Adds a dashed horizontal reference line at `y`, listed in the legend as `label`.
+    pub fn reference(mut self, y: f64, label: &str) -> Self {
+        self.refs.push((y, label.to_string()));
+        self
+    }
+
+    /// Renders the chart.
+    pub fn build(&self) -> Figure {
+        let [lx, ly] = self.log;
+        let ok = |v: f64, log: bool| v.is_finite() && v.abs() < 1e300 && (!log || v > 0.0);
+        let t = |v: f64, log: bool| if log { v.log10() } else { v };
+        let pts = |s: &Series| -> Vec<(f64, f64)> {
+            s.points.iter().filter(|p| ok(p.0, lx) && ok(p.1, ly)).map(|p| (t(p.0, lx), t(p.1, ly))).collect()
+        };
+        let band = |s: &Series| -> Vec<(f64, f64, f64)> {
+            let ok = |b: &&(f64, f64, f64)| ok(b.0, lx) && ok(b.1, ly) && ok(b.2, ly);
+            s.band.iter().filter(ok).map(|b| (t(b.0, lx), t(b.1, ly), t(b.2, ly))).collect()
+        };
+        let prep: Vec<_> =
+            self.series.iter().enumerate().map(|(i, s)| (s.ink.unwrap_or(i) % 8, s, pts(s), band(s))).collect();
+        let xs = prep.iter().flat_map(|p| p.2.iter().map(|q| q.0).chain(p.3.iter().map(|q| q.0)));
+        let ys = prep.iter().flat_map(|p| p.2.iter().map(|q| q.1).chain(p.3.iter().flat_map(|q| [q.1, q.2])));
+        let refs = self.refs.iter().filter(|r| ok(r.0, ly)).map(|r| t(r.0, ly));
+        let ys = ys.chain(refs).chain((self.include_zero && !ly).then_some(0.0));
+        let span = |it: &mut dyn Iterator<Item = f64>| {
+            it.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)))
+        };
+        let ((x0, x1), (y0, y1)) = (span(&mut xs.into_iter()), span(&mut ys.into_iter()));
+        if x0 > x1 {
+            return no_data(&self.frame, "no finite points to plot");
+        }
+        let key = |p: &(usize, &Series, _, Vec<_>)| {
+            Key::Series(p.0, p.1.style != Style::Points, p.1.style != Style::Line, !p.3.is_empty())
+        };
+        let mut legend: Legend =
+            prep.iter().filter(|p| !p.1.name.is_empty()).map(|p| (key(p), p.1.name.clone())).collect();
+        legend.extend(ref_keys(&self.refs));
+        // The data are in log10 space already; `axis` wants them back for a log axis.
+        let un = |v: f64, log: bool| if log { 10f64.powf(v) } else { v };
+        let (xa, ya) = (axis(un(x0, lx), un(x1, lx), lx, false, 8.0), axis(un(y0, ly), un(y1, ly), ly, !ly, 5.0));
+        render(&self.frame, |a| {
+            let plot = with_legend(a, &legend)?;
+            let fx = |v: f64| fmt_value(un(v, lx), false);
+            let fy = |v: f64| fmt_value(un(v, ly), self.y_percent);
+            let [xl, yl] = [self.labels[0].as_str(), self.labels[1].as_str()];
+            let mut chart = cartesian(&plot, xa, ya, [&fx, &fy], [xl, yl])?;
+            for (ink, _, _, band) in prep.iter().filter(|p| !p.3.is_empty()) {
+                let c = rgb(INKS[*ink].0);
+                let lo: Vec<(f64, f64)> = band.iter().map(|b| (b.0, b.1)).collect();
+                let hi: Vec<(f64, f64)> = band.iter().rev().map(|b| (b.0, b.2)).collect();
+                let poly: Vec<(f64, f64)> = lo.iter().chain(&hi).copied().collect();
+                chart.draw_series([Polygon::new(poly, c.mix(0.18).filled())])?;
+                chart.draw_series([PathElement::new(lo, c.mix(0.6)), PathElement::new(hi, c.mix(0.6))])?;
+            }
+            ref_lines(&mut chart, &self.refs, |v| t(v, ly))?;
+            for (ink, s, xy, _) in &prep {
+                let (c, dash, gap) = INKS[*ink];
+                if s.style != Style::Points && xy.len() > 1 {
+                    line(chart.plotting_area(), xy.clone(), (dash, gap), rgb(c).stroke_width(2))?;
+                }
+                let every = if s.style == Style::Points { 1 } else { xy.len().div_ceil(30) };
+                for (i, p) in xy.iter().enumerate() {
+                    if (s.style != Style::Line || xy.len() == 1) && (i % every == 0 || i + 1 == xy.len()) {
+                        mark(chart.plotting_area(), *ink, *p, 4, rgb(c))?;
+                    }
+                }
+            }
+            Ok(())
+        })
+    }
+}
