@@ -97,10 +97,11 @@ cargo-test:
 	cargo test --no-default-features
 	cargo test --test cli
 	cargo test --no-default-features --features redis --test redis
+	cargo test --no-default-features --features proxies --lib --test proxies_live
 
 clippy:
 	cargo clippy --all-targets -- -D warnings
-	cargo clippy --no-default-features --features redis --all-targets -- -D warnings
+	cargo clippy --no-default-features --features proxies --all-targets -- -D warnings
 
 setup-test: $(VENV_STAMP)
 	$(VPY) -m pytest tests/setup -v -rs --tb=short -p no:cacheprovider
