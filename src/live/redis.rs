@@ -45,7 +45,7 @@
 //! ```
 
 use crate::analysis::Movement;
-use crate::keys::{HashedKeys, KeySet, KeyWriter};
+use crate::keys::{HashedKeys, KeySet};
 use crate::present::format::thousands;
 use crate::schemes::slots::{key_slot, Slots, SLOT_COUNT};
 use crate::schemes::slots_rebalance::SlotPlan;
@@ -946,7 +946,7 @@ impl RedisCluster {
         let slots = self.slots()?;
         let t0 = Instant::now();
         let mut by_node: Vec<Vec<usize>> = vec![Vec::new(); slots.nodes().len()];
-        let mut w = KeyWriter::new(keys.prefix());
+        let mut w = keys.writer();
         for i in 0..keys.len() {
             by_node[slots.table()[usize::from(key_slot(w.key(i)))] as usize].push(i);
         }
@@ -958,7 +958,7 @@ impl RedisCluster {
                     let port = self.server(&slots.nodes()[n]).map(|s| s.port);
                     scope.spawn(move || -> Result<(u64, u64, u64)> {
                         let mut conn = Conn::open(port?).map_err(io_err("connect"))?;
-                        let mut w = KeyWriter::new(keys.prefix());
+                        let mut w = keys.writer();
                         let (mut ok, mut redirected, mut errors) = (0, 0, 0);
                         let commands = idx.iter().map(|&i| {
                             let key = w.key(i).to_vec();
