@@ -105,6 +105,15 @@ fn long_keys_are_refused_by_their_bytes_at_once() {
         |e| matches!(e, Error::TooLarge { what, .. } if what.contains("bytes")),
         "536,870,912",
     );
+    expect_err(
+        "1 MiB prefix, streamed",
+        || {
+            let keys = KeySet::new("x".repeat(1 << 20), 100_000);
+            reshard::schemes::modulo::count_moved_streaming(&keys, HashWidth::Bits128, 10, 11)
+        },
+        |e| matches!(e, Error::TooLarge { .. }),
+        "bytes of long keys",
+    );
     // The bytes counted: 100,000 × 1,048,576 + the digits of 0 … 99,999.
     let digits: u128 = (0..100_000u32).map(|i| i.to_string().len() as u128).sum();
     let err = KeySet::new("x".repeat(1 << 20), 100_000).hashed(HashWidth::Bits32).unwrap_err();
