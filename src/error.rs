@@ -84,6 +84,14 @@ pub enum Error {
         /// What to change.
         hint: &'static str,
     },
+    /// A line of a key list that cannot be read as a key (see
+    /// [`crate::keys::unescape`]), or where reading failed.
+    BadKey {
+        /// The line, counted from 1.
+        line: usize,
+        /// What is wrong and what to write instead.
+        reason: String,
+    },
     /// A parameter is out of its range; the message says which and why.
     Invalid(String),
     /// A program the live Redis cluster needs (`redis-server` or
@@ -149,6 +157,7 @@ impl fmt::Display for Error {
                 grouped(*asked),
                 grouped(*limit)
             ),
+            Error::BadKey { line, reason } => write!(f, "line {line} of the keys: {reason}"),
             Error::Invalid(msg) => f.write_str(msg),
             Error::RedisMissing { program } => write!(
                 f,

@@ -1,4 +1,4 @@
-//! Key sets: `prefix` followed by the numbers `0..count`.
+//! Key sets: `prefix` followed by the numbers `0..count`, or your own keys.
 //!
 //! The documents use `user:0 … user:99999` and `key0 … key999999`. A
 //! [`KeySet`] names such a set without storing it; [`KeySet::hashed`] hashes
@@ -13,25 +13,140 @@
 //! assert_eq!(hashed.len(), 3);
 //! # Ok::<(), reshard::Error>(())
 //! ```
+//!
+//! Your own keys (a `redis-cli --scan` dump, a column of a log) come in
+//! through [`HashedKeys::from_keys`] (any strings or byte strings) or
+//! [`HashedKeys::from_reader`] (one key per line, `\xHH` for a byte and
+//! `\\` for a backslash, as `reshard slot` reads them; a `\r` before the
+//! newline is dropped). Their bytes are kept in one buffer, so every scheme
+//! that reads a key's bytes (rendezvous, ketama, Redis slots) sees them, and
+//! the same keys give the same figures whichever way they came in:
+//!
+//! ```
+//! use reshard::prelude::*;
+//! let dump = "key0\nkey1\r\nkey2\n"; // a file, standard input: any BufRead
+//! let mine = HashedKeys::from_reader(dump.as_bytes(), HashWidth::Bits128)?;
+//! let numbered = KeySet::plain(3).hashed(HashWidth::Bits128)?;
+//! assert_eq!(mine.hashes(), numbered.hashes());
+//! let hrw = Rendezvous::new(2)?;
+//! assert_eq!(hrw.assign(&mine), hrw.assign(&numbered));
+//! // A bad line is refused with its number.
+//! let err = HashedKeys::from_reader("ok\nbad\\q\n".as_bytes(), HashWidth::Bits32).unwrap_err();
+//! assert!(matches!(err, Error::BadKey { line: 2, .. }), "{err}");
+//! // Keys as bytes work too.
+//! let raw = HashedKeys::from_keys([&b"\xff\xfe"[..], b"plain"], HashWidth::Bits32)?;
+//! assert_eq!(raw.keys().key(0), "\\xff\\xfe");
+//! # Ok::<(), reshard::Error>(())
+//! ```
 
 use crate::hash::HashWidth;
 use crate::{limits, Error, Result};
 use rayon::prelude::*;
-use std::sync::OnceLock;
+use std::fmt;
+use std::io::{BufRead, Read};
+use std::sync::{Arc, OnceLock};
 
-/// A set of keys `"{prefix}{i}"` for `i` in `0..count`.
+/// A set of keys: `"{prefix}{i}"` for `i` in `0..count`
+/// ([`KeySet::new`]), or a list of your own keys ([`KeySet::from_keys`],
+/// [`KeySet::from_reader`]), kept as one buffer of bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct KeySet {
     prefix: String,
     count: usize,
+    #[cfg_attr(feature = "serde", serde(default, skip_serializing_if = "Option::is_none"))]
+    list: Option<KeyList>,
 }
+
+/// Listed keys: every key's bytes one after another in one buffer, and
+/// where each ends (no allocation per key). Shared, so a clone is cheap.
+#[derive(Clone, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(into = "Vec<Vec<u8>>", from = "Vec<Vec<u8>>")
+)]
+struct KeyList(Arc<Arena>);
+
+#[derive(PartialEq, Eq)]
+struct Arena {
+    bytes: Vec<u8>,
+    /// `offsets[i]..offsets[i + 1]` is key `i`; `offsets[0] == 0`. The
+    /// bytes are limited to [`limits::MAX_KEY_BYTES`], so `u32` holds them.
+    offsets: Vec<u32>,
+}
+
+impl KeyList {
+    fn len(&self) -> usize {
+        self.0.offsets.len() - 1
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> Option<&[u8]> {
+        let a = &self.0.offsets;
+        let (start, end) = (*a.get(i)? as usize, *a.get(i.checked_add(1)?)? as usize);
+        self.0.bytes.get(start..end)
+    }
+}
+
+impl fmt::Debug for KeyList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "KeyList({} keys, {} bytes)", self.len(), self.0.bytes.len())
+    }
+}
+
+impl From<KeyList> for Vec<Vec<u8>> {
+    fn from(l: KeyList) -> Self {
+        (0..l.len()).map(|i| l.get(i).unwrap_or_default().to_vec()).collect()
+    }
+}
+
+impl From<Vec<Vec<u8>>> for KeyList {
+    fn from(keys: Vec<Vec<u8>>) -> Self {
+        let mut b = Builder::new();
+        for k in keys {
+            b.arena.bytes.extend_from_slice(&k);
+            b.arena.offsets.push(u32::try_from(b.arena.bytes.len()).unwrap_or(u32::MAX));
+        }
+        b.finish()
+    }
+}
+
+/// Collects listed keys, refusing at once what is over the limits.
+struct Builder {
+    arena: Arena,
+}
+
+impl Builder {
+    fn new() -> Self {
+        Builder { arena: Arena { bytes: Vec::new(), offsets: vec![0] } }
+    }
+
+    /// Ends the key whose bytes were appended to `arena.bytes` since the last.
+    fn end_key(&mut self) -> Result<()> {
+        let keys = self.arena.offsets.len() as u128;
+        limits::check_hint("keys held in memory", keys, limits::MAX_KEYS, "use fewer keys")?;
+        let bytes = self.arena.bytes.len();
+        limits::check_hint("bytes of keys held in memory", bytes as u128, limits::MAX_KEY_BYTES, KEY_BYTES_HINT)?;
+        self.arena.offsets.push(bytes as u32);
+        Ok(())
+    }
+
+    fn finish(mut self) -> KeyList {
+        self.arena.bytes.shrink_to_fit();
+        self.arena.offsets.shrink_to_fit();
+        KeyList(Arc::new(self.arena))
+    }
+}
+
+const KEY_BYTES_HINT: &str = "use fewer or shorter keys (a key set's bytes are hashed and held in memory)";
 
 /// A reusable buffer that spells one key at a time without allocating.
 #[derive(Debug, Clone)]
 pub struct KeyWriter {
     buf: Vec<u8>,
     prefix_len: usize,
+    list: Option<KeyList>,
 }
 
 impl KeyWriter {
@@ -39,12 +154,16 @@ impl KeyWriter {
     pub fn new(prefix: &str) -> Self {
         let mut buf = Vec::with_capacity(prefix.len() + 24);
         buf.extend_from_slice(prefix.as_bytes());
-        KeyWriter { prefix_len: prefix.len(), buf }
+        KeyWriter { prefix_len: prefix.len(), buf, list: None }
     }
 
-    /// The bytes of key number `i`; valid until the next call.
+    /// The bytes of key number `i`; valid until the next call. For listed
+    /// keys, `i` past the end gives the empty key.
     #[inline]
     pub fn key(&mut self, i: usize) -> &[u8] {
+        if let Some(list) = &self.list {
+            return list.get(i).unwrap_or_default();
+        }
         self.buf.truncate(self.prefix_len);
         push_decimal(&mut self.buf, i as u64);
         &self.buf
@@ -54,8 +173,13 @@ impl KeyWriter {
     /// `"{key}:{node}"` this way).
     #[inline]
     pub fn key_with(&mut self, i: usize, suffix: &[u8]) -> &[u8] {
-        self.buf.truncate(self.prefix_len);
-        push_decimal(&mut self.buf, i as u64);
+        if let Some(list) = &self.list {
+            self.buf.clear();
+            self.buf.extend_from_slice(list.get(i).unwrap_or_default());
+        } else {
+            self.buf.truncate(self.prefix_len);
+            push_decimal(&mut self.buf, i as u64);
+        }
         self.buf.extend_from_slice(suffix);
         &self.buf
     }
@@ -77,10 +201,22 @@ pub(crate) fn push_decimal(buf: &mut Vec<u8>, mut n: u64) {
     buf.extend_from_slice(&digits[at..]);
 }
 
+/// The bytes of `"{prefix}0"` … `"{prefix}{count-1}"` together.
+fn numbered_bytes(prefix_len: usize, count: usize) -> u128 {
+    let count = count as u128;
+    let mut total = (prefix_len as u128).saturating_mul(count);
+    let (mut low, mut high, mut digits) = (0u128, 10u128, 1u128);
+    while low < count {
+        total = total.saturating_add((high.min(count) - low) * digits);
+        (low, high, digits) = (high, high.saturating_mul(10), digits + 1);
+    }
+    total
+}
+
 impl KeySet {
     /// The keys `"{prefix}0"` … `"{prefix}{count-1}"`.
     pub fn new(prefix: impl Into<String>, count: usize) -> Self {
-        KeySet { prefix: prefix.into(), count }
+        KeySet { prefix: prefix.into(), count, list: None }
     }
 
     /// `user:0 … user:{count-1}`, the keys of document `000`.
@@ -93,7 +229,97 @@ impl KeySet {
         KeySet::new("key", count)
     }
 
-    /// The prefix before each key's number.
+    /// Your own keys, in this order: strings (`&str`, `String`) or byte
+    /// strings (`&[u8]`, `Vec<u8>`), taken as they are (no escapes).
+    ///
+    /// Fails with [`Error::TooLarge`] as soon as the keys or their bytes
+    /// pass [`limits::MAX_KEYS`] or [`limits::MAX_KEY_BYTES`].
+    ///
+    /// ```
+    /// use reshard::KeySet;
+    /// let keys = KeySet::from_keys(["user:{42}:name", "cart:7"])?;
+    /// assert_eq!((keys.len(), keys.key(1).as_str()), (2, "cart:7"));
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn from_keys<I>(keys: I) -> Result<Self>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u8]>,
+    {
+        let keys = keys.into_iter();
+        limits::check_hint("keys held in memory", keys.size_hint().0 as u128, limits::MAX_KEYS, "use fewer keys")?;
+        let mut b = Builder::new();
+        for k in keys {
+            let k = k.as_ref();
+            let bytes = b.arena.bytes.len() as u128 + k.len() as u128;
+            limits::check_hint("bytes of keys held in memory", bytes, limits::MAX_KEY_BYTES, KEY_BYTES_HINT)?;
+            b.arena.bytes.extend_from_slice(k);
+            b.end_key()?;
+        }
+        Ok(KeySet::listed(b.finish()))
+    }
+
+    /// Your own keys from a key dump, one per line: `\xHH` (two hex
+    /// digits) is the byte HH and `\\` a backslash, every other byte stands
+    /// for itself (see [`unescape`]); a `\r` before the newline is dropped,
+    /// and every line is a key (an empty line is the empty key).
+    ///
+    /// Fails with [`Error::BadKey`] naming the first bad line (or the line
+    /// where reading failed), and with [`Error::TooLarge`] as soon as the
+    /// keys or their bytes pass the limits, without reading further.
+    ///
+    /// ```
+    /// use reshard::KeySet;
+    /// let keys = KeySet::from_reader("a\r\n\\xff{x}\n".as_bytes())?;
+    /// assert_eq!(keys.writer().key(1), b"\xff{x}");
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn from_reader(mut reader: impl BufRead) -> Result<Self> {
+        let mut b = Builder::new();
+        let mut text = Vec::new();
+        let max = limits::MAX_KEY_BYTES as u64;
+        for line in 1.. {
+            text.clear();
+            // A line decodes to at least a quarter of its bytes (`\xHH` is
+            // four): a longer line could not fit, so none is read whole.
+            let room = max.saturating_sub(b.arena.bytes.len() as u64).saturating_mul(4).min(max) + 2;
+            let read = (&mut reader)
+                .take(room)
+                .read_until(b'\n', &mut text)
+                .map_err(|e| Error::BadKey { line, reason: format!("cannot read it: {e}") })?;
+            if read == 0 {
+                break;
+            }
+            if text.last() == Some(&b'\n') {
+                text.pop();
+            } else if read as u64 == room {
+                return Err(Error::TooLarge {
+                    what: "bytes of keys held in memory (a line too long to fit)",
+                    asked: b.arena.bytes.len() as u128 + room.div_ceil(4) as u128,
+                    limit: limits::MAX_KEY_BYTES,
+                    hint: KEY_BYTES_HINT,
+                });
+            }
+            if text.last() == Some(&b'\r') {
+                text.pop();
+            }
+            unescape_into(&text, &mut b.arena.bytes).map_err(|e| Error::BadKey { line, reason: e.to_string() })?;
+            b.end_key()?;
+        }
+        Ok(KeySet::listed(b.finish()))
+    }
+
+    fn listed(list: KeyList) -> Self {
+        KeySet { prefix: String::new(), count: list.len(), list: Some(list) }
+    }
+
+    /// True for your own keys ([`from_keys`](KeySet::from_keys),
+    /// [`from_reader`](KeySet::from_reader)), false for `"{prefix}{i}"`.
+    pub fn is_listed(&self) -> bool {
+        self.list.is_some()
+    }
+
+    /// The prefix before each key's number (`""` for listed keys).
     pub fn prefix(&self) -> &str {
         &self.prefix
     }
@@ -108,9 +334,14 @@ impl KeySet {
         self.count == 0
     }
 
-    /// Key number `i` as a `String` (for display, not for hot loops).
+    /// Key number `i` as a `String` (for display, not for hot loops); a
+    /// listed key is written with the escapes of [`escape`], and `i` past
+    /// the end of a list gives `""`.
     pub fn key(&self, i: usize) -> String {
-        format!("{}{}", self.prefix, i)
+        match &self.list {
+            Some(list) => escape(list.get(i).unwrap_or_default()),
+            None => format!("{}{}", self.prefix, i),
+        }
     }
 
     /// Every key as a `String`, in order (for display and small sets).
@@ -120,12 +351,24 @@ impl KeySet {
 
     /// A buffer that spells these keys without allocating.
     pub fn writer(&self) -> KeyWriter {
-        KeyWriter::new(&self.prefix)
+        let mut w = KeyWriter::new(&self.prefix);
+        w.list = self.list.clone();
+        w
+    }
+
+    /// The bytes of every key together (keys × their length).
+    pub fn byte_len(&self) -> u128 {
+        match &self.list {
+            Some(list) => list.0.bytes.len() as u128,
+            None => numbered_bytes(self.prefix.len(), self.count),
+        }
     }
 
     /// Hash every key once with md5 at `width`.
     ///
-    /// Fails with [`Error::NoKeys`] on an empty set.
+    /// Fails with [`Error::NoKeys`] on an empty set, and with
+    /// [`Error::TooLarge`] at once when the keys or their bytes are over
+    /// [`limits::MAX_KEYS`] or [`limits::MAX_KEY_BYTES`].
     pub fn hashed(&self, width: HashWidth) -> Result<HashedKeys> {
         if self.count == 0 {
             return Err(Error::NoKeys);
@@ -135,6 +378,12 @@ impl KeySet {
             self.count as u128,
             limits::MAX_KEYS,
             "use fewer keys (analysis::modulo::count_moved_streaming counts hash % N over any number)",
+        )?;
+        limits::check_hint(
+            "bytes of keys (keys × their length)",
+            self.byte_len(),
+            limits::MAX_KEY_BYTES,
+            KEY_BYTES_HINT,
         )?;
         const CHUNK: usize = 8192;
         let mut hashes = vec![0u128; self.count];
@@ -149,6 +398,97 @@ impl KeySet {
     }
 }
 
+/// Decode one key written with the escapes, appending its bytes to `out`:
+/// `\xHH` (exactly two hex digits) is the byte HH, `\\` a backslash, and
+/// every other byte stands for itself. On an error `out` may hold part of
+/// the key.
+pub fn unescape_into(text: &[u8], out: &mut Vec<u8>) -> Result<()> {
+    let mut rest = text;
+    while let Some(at) = rest.iter().position(|&b| b == b'\\') {
+        out.extend_from_slice(&rest[..at]);
+        rest = &rest[at..];
+        match rest.get(1) {
+            Some(b'\\') => {
+                out.push(b'\\');
+                rest = &rest[2..];
+            }
+            Some(b'x') => match rest.get(2..4) {
+                Some(&[h, l]) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => {
+                    out.push(hex_value(h) << 4 | hex_value(l));
+                    rest = &rest[4..];
+                }
+                _ => {
+                    let bad = String::from_utf8_lossy(&rest[..rest.len().min(4)]);
+                    return Err(Error::Invalid(format!(
+                        "{bad:?} is not a byte escape: write \\x and exactly two hex digits, e.g. \\xff"
+                    )));
+                }
+            },
+            _ => {
+                let bad = String::from_utf8_lossy(&rest[..rest.len().min(2)]);
+                return Err(Error::Invalid(format!(
+                    "{bad:?} is not an escape: write \\\\ for a backslash or \\xHH for a byte"
+                )));
+            }
+        }
+    }
+    out.extend_from_slice(rest);
+    Ok(())
+}
+
+/// One key written with the escapes, decoded (see [`unescape_into`]).
+///
+/// ```
+/// use reshard::keys::{escape, unescape};
+/// assert_eq!(unescape(br"\xff\xfe{a}\\")?, b"\xff\xfe{a}\\");
+/// assert!(unescape(br"\x+f").is_err()); // exactly two hex digits
+/// assert_eq!(escape(b"\xff\\a\n"), r"\xff\\a\x0a");
+/// # Ok::<(), reshard::Error>(())
+/// ```
+pub fn unescape(text: &[u8]) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(text.len());
+    unescape_into(text, &mut out)?;
+    Ok(out)
+}
+
+/// The value of one ASCII hex digit.
+pub(crate) fn hex_value(d: u8) -> u8 {
+    match d {
+        b'0'..=b'9' => d - b'0',
+        b'a'..=b'f' => d - b'a' + 10,
+        _ => d.wrapping_sub(b'A').wrapping_add(10),
+    }
+}
+
+/// Bytes written with the escapes [`unescape`] reads: printable text as
+/// is, `\` as `\\`, control characters and bytes that are not UTF-8 as
+/// `\xHH`.
+pub fn escape(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len());
+    for chunk in bytes.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                c if c.is_control() => {
+                    let mut buf = [0; 4];
+                    c.encode_utf8(&mut buf).bytes().for_each(|b| push_byte_escape(&mut out, b));
+                }
+                c => out.push(c),
+            }
+        }
+        chunk.invalid().iter().for_each(|&b| push_byte_escape(&mut out, b));
+    }
+    out
+}
+
+/// `\xHH` for the byte `b`, lower-case hex.
+fn push_byte_escape(out: &mut String, b: u8) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push_str("\\x");
+    out.push(char::from(HEX[usize::from(b >> 4)]));
+    out.push(char::from(HEX[usize::from(b & 15)]));
+}
+
 /// A key set with every key's hash computed once, in key order.
 #[derive(Debug, Clone)]
 pub struct HashedKeys {
@@ -160,6 +500,29 @@ pub struct HashedKeys {
 }
 
 impl HashedKeys {
+    /// Your own keys (strings or byte strings, no escapes), hashed once:
+    /// [`KeySet::from_keys`] then [`KeySet::hashed`].
+    ///
+    /// ```
+    /// use reshard::{HashWidth, HashedKeys, KeySet};
+    /// let mine = HashedKeys::from_keys(["key0", "key1"], HashWidth::Bits128)?;
+    /// assert_eq!(mine.hashes(), KeySet::plain(2).hashed(HashWidth::Bits128)?.hashes());
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn from_keys<I>(keys: I, width: HashWidth) -> Result<Self>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u8]>,
+    {
+        KeySet::from_keys(keys)?.hashed(width)
+    }
+
+    /// Keys read one per line, hashed once: [`KeySet::from_reader`] then
+    /// [`KeySet::hashed`] (see the [module](self) example).
+    pub fn from_reader(reader: impl BufRead, width: HashWidth) -> Result<Self> {
+        KeySet::from_reader(reader)?.hashed(width)
+    }
+
     /// Key indices in ascending order of hash (computed once, on first use).
     /// Walking keys in this order lets a ring assign all keys in one pass.
     pub fn sorted_order(&self) -> &[u32] {

@@ -30,6 +30,16 @@ pub const MAX_HASHES: u128 = 200_000_000;
 pub const MAX_PLACEMENTS: u128 = 2_000_000_000;
 /// The most fixed shards (4 bytes each in the shard table).
 pub const MAX_SHARDS: u128 = 10_000_000;
+/// The most bytes of keys hashed or held at once (keys × their length:
+/// a 100,000-byte prefix allows 5,368 keys). Listed keys are held in one
+/// buffer of this many bytes at most.
+pub const MAX_KEY_BYTES: u128 = 1 << 29;
+/// The most bytes of long md5 inputs one call may hash beyond the keys,
+/// counting what each input has past its first 55 bytes (md5 reads up to
+/// 55 in one block, counted by [`MAX_HASHES`]): ring points
+/// `"{salt}{node}#{v}"` and rendezvous scores `"{key}:{node}"` with long
+/// names. md5 reads about 300 MB a second on one core.
+pub const MAX_HASHED_BYTES: u128 = 1_000_000_000;
 /// The most requests drawn for one workload (a Zipf draw costs about
 /// 0.1 µs; the counts per key are kept, not the stream).
 pub const MAX_REQUESTS: u128 = 50_000_000;

@@ -56,7 +56,7 @@
 //! ```
 
 use crate::analysis::{LoadReport, MemoryEstimate, Movement};
-use crate::keys::{HashedKeys, KeyWriter};
+use crate::keys::HashedKeys;
 use crate::schemes::{
     Bounded, FixedShards, Jump, Ketama, Key, Locate, Maglev, Modulo, Placement, Rendezvous, Ring, Slots,
 };
@@ -277,7 +277,7 @@ struct Sample<'a> {
 impl<'a> Sample<'a> {
     fn new(keys: &'a HashedKeys, count: usize) -> Self {
         let n = count.min(keys.len());
-        let mut w = KeyWriter::new(keys.keys().prefix());
+        let mut w = keys.keys().writer();
         let mut bytes = Vec::with_capacity(n * (keys.keys().prefix().len() + 7));
         let mut ends = Vec::with_capacity(n);
         for i in 0..n {

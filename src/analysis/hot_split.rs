@@ -93,7 +93,8 @@ impl HotKeySplit {
         order.sort_by_key(|&i| (std::cmp::Reverse(counts[i]), i));
         order.truncate(hot);
         let width = keys.width();
-        let names: Vec<String> = order.iter().map(|&i| keys.keys().key(i)).collect();
+        let mut w = keys.keys().writer();
+        let names: Vec<Vec<u8>> = order.iter().map(|&i| w.key(i).to_vec()).collect();
         let mut rest = base.requests.clone();
         for (&i, name) in order.iter().zip(&names) {
             rest[placement.locate(Key::new(name, width)) as usize] -= counts[i];
@@ -108,7 +109,7 @@ impl HotKeySplit {
                     let (reads, writes) = (reads_of(counts[i]), counts[i] - reads_of(counts[i]));
                     let mut holds = vec![false; loads.len()];
                     for j in 0..k {
-                        let sub = if k == 1 { name.clone() } else { format!("{name}#{j}") };
+                        let sub = if k == 1 { name.clone() } else { [name, format!("#{j}").as_bytes()].concat() };
                         let o = placement.locate(Key::new(&sub, width)) as usize;
                         loads[o] += writes / k as u64 + u64::from((j as u64) < writes % k as u64);
                         holds[o] = true;
@@ -128,7 +129,7 @@ impl HotKeySplit {
         let hot_total: u64 = order.iter().map(|&i| counts[i]).sum();
         Ok(HotKeySplit {
             nodes: placement.nodes().to_vec(),
-            key: names[0].clone(),
+            key: keys.keys().key(order[0]),
             split: hot,
             hot: hot_total,
             reads: order.iter().map(|&i| reads_of(counts[i])).sum(),

@@ -124,6 +124,10 @@ pub fn count_moved_streaming(keys: &KeySet, width: HashWidth, old: usize, new: u
         limits::MAX_HASHES,
         "use fewer keys: one call hashes at most 200,000,000",
     )?;
+    // Any number of short keys, but not keys whose length is the cost.
+    let long = keys.byte_len().saturating_sub(55 * keys.len() as u128);
+    let hint = "use shorter keys (a shorter prefix)";
+    limits::check_hint("bytes of long keys (past 55 each)", long, limits::MAX_HASHED_BYTES, hint)?;
     const BLOCK: usize = 1 << 16;
     let blocks = keys.len().div_ceil(BLOCK);
     let (o, n) = (old as u128, new as u128);

@@ -5,7 +5,7 @@
 //! tutor (`Checks`) sets the crate's predictions beside them.
 
 use crate::analysis::Movement;
-use crate::keys::{KeySet, KeyWriter};
+use crate::keys::KeySet;
 use crate::live::client::{Conn, Reply};
 use crate::live::cluster::RedisCluster;
 use crate::live::server::io_err;
@@ -103,7 +103,7 @@ impl RedisCluster {
         let slots = self.slots()?;
         let t0 = Instant::now();
         let mut by_node: Vec<Vec<usize>> = vec![Vec::new(); slots.nodes().len()];
-        let mut w = KeyWriter::new(keys.prefix());
+        let mut w = keys.writer();
         for i in 0..keys.len() {
             by_node[slots.table()[usize::from(key_slot(w.key(i)))] as usize].push(i);
         }
@@ -115,7 +115,7 @@ impl RedisCluster {
                     let port = self.port(&slots.nodes()[n]);
                     scope.spawn(move || -> Result<(u64, u64, u64)> {
                         let mut conn = Conn::open(port?).map_err(io_err("connect"))?;
-                        let mut w = KeyWriter::new(keys.prefix());
+                        let mut w = keys.writer();
                         let (mut ok, mut redirected, mut errors) = (0, 0, 0);
                         let commands = idx.iter().map(|&i| {
                             let key = w.key(i).to_vec();

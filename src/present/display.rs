@@ -23,6 +23,10 @@ use std::fmt;
 impl fmt::Display for KeySet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let p = self.prefix();
+        if self.is_listed() && !self.is_empty() {
+            let n = self.len();
+            return write!(f, "{} listed keys ({} … {})", thousands(n as u64), self.key(0), self.key(n - 1));
+        }
         match self.len() {
             0 => write!(f, "no keys"),
             1 => write!(f, "1 key ({p}0)"),

@@ -209,6 +209,16 @@ impl Placement for Rendezvous {
             crate::limits::product(keys.len(), self.nodes.len()),
             crate::limits::MAX_HASHES,
             "use fewer keys or fewer nodes",
+        )?;
+        // Each score hashes "{key}:{node}": bytes past the first 55 of each.
+        let (n, key_bytes) = (keys.len() as u128, keys.keys().byte_len());
+        let long = self.suffixes.iter().map(|s| (key_bytes + n * s.len() as u128).saturating_sub(55 * n)).sum();
+        let hint = "use shorter keys or node names, fewer keys or fewer nodes";
+        crate::limits::check_hint(
+            "bytes of long rendezvous inputs (keys × nodes)",
+            long,
+            crate::limits::MAX_HASHED_BYTES,
+            hint,
         )
     }
 

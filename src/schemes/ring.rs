@@ -137,7 +137,22 @@ impl Ring {
             limits::MAX_RING_POINTS,
             "use fewer nodes or fewer points per node",
         )?;
-        Ok(Ring { nodes, vnodes, salt, p32: OnceLock::new(), p128: OnceLock::new() })
+        let ring = Ring { nodes, vnodes, salt, p32: OnceLock::new(), p128: OnceLock::new() };
+        ring.check_point_bytes()?;
+        Ok(ring)
+    }
+
+    /// Refuse long salts and names × many points (see [`limits::MAX_HASHED_BYTES`]).
+    fn check_point_bytes(&self) -> Result<()> {
+        let long = |n: &String| (self.salt.len() + n.len() + 1).saturating_sub(55) as u128;
+        let bytes = self.nodes.iter().map(long).sum::<u128>().saturating_mul(self.vnodes as u128);
+        let hint = "use a shorter salt or node names, or fewer points per node";
+        limits::check_hint(
+            "bytes of long ring point names (vnodes × salt and name)",
+            bytes,
+            limits::MAX_HASHED_BYTES,
+            hint,
+        )
     }
 
     /// Points per node.
@@ -232,6 +247,11 @@ impl Placement for Ring {
     /// The new node's points take the arcs in front of them.
     fn add_node(&self, name: &str) -> Result<Self> {
         Ring::build(with_added(&self.nodes, name)?, self.vnodes, self.salt.clone())
+    }
+
+    /// A salt set by [`with_salt`](Ring::with_salt) is checked here.
+    fn check_cost(&self, _keys: &HashedKeys) -> Result<()> {
+        self.check_point_bytes()
     }
 
     /// The node's points go; their arcs fall to the next points clockwise.

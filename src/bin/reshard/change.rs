@@ -17,10 +17,11 @@ pub struct Change<X: Serialize> {
     /// The key set, shown in the text header.
     #[serde(skip)]
     pub key_set: KeySet,
-    /// How many keys, their prefix and their width (32 or 128), as the
-    /// library's `Comparison` serializes them.
+    /// How many keys, their prefix (none for `--keys-from`) and their
+    /// width (32 or 128), as the library's `Comparison` serializes them.
     pub keys: u64,
-    pub prefix: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prefix: Option<String>,
     pub width: HashWidth,
     pub before: Vec<String>,
     pub after: Vec<String>,
@@ -52,7 +53,7 @@ impl<X: Serialize> Change<X> {
             scheme,
             key_set: keys.keys().clone(),
             keys: keys.len() as u64,
-            prefix: keys.keys().prefix().to_string(),
+            prefix: (!keys.keys().is_listed()).then(|| keys.keys().prefix().to_string()),
             width: keys.width(),
             before: before.nodes().to_vec(),
             after: after.nodes().to_vec(),

@@ -33,11 +33,22 @@ pub struct Args {
     #[arg(long, default_value_t = SHARD_SEED, value_parser = workload::seed, allow_negative_numbers = true)]
     seed: u64,
     /// Bounded loads: each node holds at most ⌈(1 + ε)·m/n⌉ keys
-    #[arg(long, default_value_t = EPSILON, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = EPSILON, value_parser = epsilon, allow_hyphen_values = true)]
     epsilon: f64,
     /// Maglev's table size (a prime)
     #[arg(long, default_value_t = DEFAULT_TABLE_SIZE, value_parser = workload::size, allow_negative_numbers = true)]
     maglev_m: usize,
+}
+
+/// `--epsilon`: a finite number above 0, refused at once otherwise.
+fn epsilon(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(e) if e.is_finite() && e > 0.0 => Ok(e),
+        Ok(e) => Err(format!(
+            "epsilon {e} is not a finite number above 0: use e.g. 0.25 (each node holds at most 1 + epsilon times the fair share)"
+        )),
+        Err(_) => Err(format!("{s:?} is not a number: use e.g. 0.25")),
+    }
 }
 
 /// The node count of one side. Every scheme of a comparison is built with

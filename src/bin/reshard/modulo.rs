@@ -49,9 +49,9 @@ pub fn run(a: &Args, json: bool) -> Run {
     let (from, to) = a.nodes.names();
     let before = Modulo::named(from).map_err(from_flag("--from"))?;
     let after = Modulo::named(to).map_err(from_flag("--to"))?;
-    if let Some(Counts(counts)) = &a.sweep {
+    if let (Some(Counts(counts)), Some(n)) = (&a.sweep, a.work.count()) {
         // Refused before the keys are hashed (10,000,000 keys take seconds).
-        ModuloSweep::check_cost(a.work.keys, counts.len()).map_err(from_flag("--sweep"))?;
+        ModuloSweep::check_cost(n, counts.len()).map_err(from_flag("--sweep"))?;
     }
     let keys = a.work.hashed()?;
     let sweep = match &a.sweep {

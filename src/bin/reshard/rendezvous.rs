@@ -20,10 +20,10 @@ pub struct Args {
     #[command(flatten)]
     nodes: workload::Change,
     /// Weights of the --to nodes, one each, e.g. 1,1,2 (weighted variant; default: unweighted)
-    #[arg(long, value_delimiter = ',', value_name = "W,W,…", allow_negative_numbers = true)]
+    #[arg(long, value_delimiter = ',', value_name = "W,W,…", value_parser = workload::weight, allow_hyphen_values = true)]
     weights: Option<Vec<f64>>,
     /// Weights of the --from nodes (default with --weights: each node's --weights value, 1 for removed nodes)
-    #[arg(long, value_delimiter = ',', value_name = "W,W,…", requires = "weights", allow_negative_numbers = true)]
+    #[arg(long, value_delimiter = ',', value_name = "W,W,…", requires = "weights", value_parser = workload::weight, allow_hyphen_values = true)]
     from_weights: Option<Vec<f64>>,
 }
 

@@ -9,14 +9,15 @@
 use crate::output::{Failure, Output, Run};
 use clap::Args as ClapArgs;
 use reshard::key_slot;
+use reshard::keys::{escape, unescape};
 use reshard::present::Table;
 use reshard::schemes::slots::hashed_part;
 use serde::Serialize;
 use std::ffi::OsString;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, BufReader, IsTerminal, Read, Write};
 
 pub const SLOT_HELP: &str = "\
-Keys are bytes. Write a byte as \\xHH (two hex digits) and a backslash as \\\\;
+Keys are bytes. Write a byte as \\xHH (exactly two hex digits) and a backslash as \\\\;
 every other character stands for itself (UTF-8). With --hex, write each key
 as hex digits: --hex fffe is the same key as '\\xff\\xfe'. Standard input is
 read the same way, one key per line (a \\r before the newline is dropped:
@@ -24,7 +25,8 @@ write \\x0d to keep it). Keys are printed back with the same escapes.
 
 With keys on the command line the text output is a table; from standard
 input it is one tab-separated line per key (key, slot, hashed part), printed
-as it is read.";
+as it is read: one line is held at a time, so memory stays small whatever the
+input's size, and a key line may be at most 1 MiB (1,048,576 bytes).";
 
 #[derive(ClapArgs, Debug)]
 pub struct Args {
@@ -58,82 +60,37 @@ impl Row {
     }
 }
 
-/// `\xHH` and `\\` decoded; every other byte stands for itself.
-pub fn unescape(s: &[u8]) -> Result<Vec<u8>, String> {
-    let mut out = Vec::with_capacity(s.len());
-    let mut i = 0;
-    while i < s.len() {
-        if s[i] != b'\\' {
-            out.push(s[i]);
-            i += 1;
-            continue;
-        }
-        match s.get(i + 1) {
-            Some(b'\\') => {
-                out.push(b'\\');
-                i += 2;
-            }
-            Some(b'x') => {
-                let hex = s.get(i + 2..i + 4).and_then(|h| std::str::from_utf8(h).ok());
-                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                    Some(b) => out.push(b),
-                    None => {
-                        let bad = String::from_utf8_lossy(&s[i..(i + 4).min(s.len())]);
-                        return Err(format!("{bad:?} is not a byte escape: write \\x and two hex digits, e.g. \\xff"));
-                    }
-                }
-                i += 4;
-            }
-            _ => {
-                let bad = String::from_utf8_lossy(&s[i..(i + 2).min(s.len())]);
-                return Err(format!("{bad:?} is not an escape: write \\\\ for a backslash or \\xHH for a byte"));
-            }
-        }
-    }
-    Ok(out)
-}
-
-/// Hex digits to bytes.
+/// Hex digits to bytes, two digits per byte (no sign, no prefix).
 pub fn unhex(s: &[u8]) -> Result<Vec<u8>, String> {
     let text = String::from_utf8_lossy(s);
     if !s.len().is_multiple_of(2) {
         return Err(format!("{text:?} has an odd number of hex digits: write two per byte, e.g. fffe"));
     }
-    s.chunks(2)
-        .map(|p| std::str::from_utf8(p).ok().and_then(|h| u8::from_str_radix(h, 16).ok()))
-        .collect::<Option<Vec<u8>>>()
-        .ok_or_else(|| format!("{text:?} is not hex: write two hex digits (0-9, a-f) per byte, e.g. fffe"))
+    if !s.iter().all(u8::is_ascii_hexdigit) {
+        return Err(format!("{text:?} is not hex: write two hex digits (0-9, a-f) per byte, e.g. fffe"));
+    }
+    Ok(s.chunks(2).map(|p| (digit(p[0]) << 4) | digit(p[1])).collect())
 }
 
-/// Bytes written with the escapes: printable text as is, `\` as `\\`,
-/// control characters and bytes that are not UTF-8 as `\xHH`.
-pub fn escape(b: &[u8]) -> String {
-    let mut out = String::with_capacity(b.len());
-    for chunk in b.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match c {
-                '\\' => out.push_str("\\\\"),
-                c if c.is_control() => {
-                    let mut buf = [0; 4];
-                    for byte in c.encode_utf8(&mut buf).bytes() {
-                        out.push_str(&format!("\\x{byte:02x}"));
-                    }
-                }
-                c => out.push(c),
-            }
-        }
-        for byte in chunk.invalid() {
-            out.push_str(&format!("\\x{byte:02x}"));
-        }
+/// The value of one hex digit (checked by the caller).
+fn digit(d: u8) -> u8 {
+    (d as char).to_digit(16).unwrap_or(0) as u8
+}
+
+/// A key as typed: hex digits with `--hex`, else the escapes the library
+/// reads (`reshard::keys::unescape`, the parser of `--keys-from` too).
+fn decode(hex: bool, text: &[u8]) -> Result<Vec<u8>, String> {
+    if hex {
+        unhex(text)
+    } else {
+        unescape(text).map_err(|e| e.to_string())
     }
-    out
 }
 
 pub fn run(a: &Args, json: bool) -> Run {
-    let decode = |k: &[u8]| if a.hex { unhex(k) } else { unescape(k) };
     let stdin = a.keys.is_empty() || (a.keys.len() == 1 && a.keys[0] == "-");
     if stdin {
-        return run_stdin(json, decode);
+        return run_stdin(json, a.hex);
     }
     let mut rows = Vec::with_capacity(a.keys.len());
     for k in &a.keys {
@@ -142,7 +99,7 @@ pub fn run(a: &Args, json: bool) -> Run {
                 "- (standard input) must be the only KEY: give keys as arguments or on standard input".into(),
             ));
         }
-        let key = decode(k.as_encoded_bytes()).map_err(Failure)?;
+        let key = decode(a.hex, k.as_encoded_bytes()).map_err(Failure)?;
         rows.push(Row::new(&key));
     }
     Output::either(json, &rows, || {
@@ -156,13 +113,13 @@ pub fn run(a: &Args, json: bool) -> Run {
 }
 
 /// One key per line, each answered as it is read (memory stays flat).
-fn run_stdin(json: bool, decode: impl Fn(&[u8]) -> Result<Vec<u8>, String>) -> Run {
+fn run_stdin(json: bool, hex: bool) -> Run {
     let input = std::io::stdin();
     if input.is_terminal() {
         eprintln!("reading keys from standard input, one per line (end with Ctrl-D)");
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    match stream(input.lock(), &mut out, json, decode).and_then(|()| out.flush().map_err(Stop::Io)) {
+    match stream(input.lock(), &mut out, json, hex).and_then(|()| out.flush().map_err(Stop::Io)) {
         Ok(()) => Ok(Output::ok(String::new())),
         // `reshard slot < keys | head` closes the pipe early: not an error.
         Err(Stop::Io(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(Output::ok(String::new())),
@@ -183,24 +140,42 @@ impl From<std::io::Error> for Stop {
     }
 }
 
+/// The longest line read: a longer key is refused, so memory stays within
+/// a few times this whatever the input.
+pub const MAX_LINE: usize = 1 << 20;
+
 /// Each line of `input` answered on `out`: a tab-separated line, or one
-/// element of a JSON array.
-fn stream(
-    input: impl BufRead,
-    out: &mut impl Write,
-    json: bool,
-    decode: impl Fn(&[u8]) -> Result<Vec<u8>, String>,
-) -> Result<(), Stop> {
+/// element of a JSON array. One line is held at a time (at most
+/// [`MAX_LINE`] bytes), and `out` is flushed whenever the input has nothing
+/// more buffered, so an answer never waits for more input.
+fn stream(input: impl Read, out: &mut impl Write, json: bool, hex: bool) -> Result<(), Stop> {
+    let mut input = BufReader::with_capacity(1 << 16, input);
+    let mut text = Vec::new();
     let mut first = true;
     if json {
         out.write_all(b"[")?;
     }
-    for (n, line) in input.split(b'\n').enumerate() {
-        let mut line = line?;
-        if line.last() == Some(&b'\r') {
-            line.pop();
+    for n in 1.. {
+        if input.buffer().is_empty() {
+            out.flush()?;
         }
-        let key = decode(&line).map_err(|e| Stop::Bad(format!("line {}: {e}", n + 1)))?;
+        text.clear();
+        let limit = MAX_LINE as u64 + 2;
+        let read = (&mut input).take(limit).read_until(b'\n', &mut text)?;
+        if read == 0 {
+            break;
+        }
+        if text.last() == Some(&b'\n') {
+            text.pop();
+        } else if read as u64 == limit {
+            return Err(Stop::Bad(format!(
+                "line {n}: a key line longer than {MAX_LINE} bytes: reshard slot reads keys of at most 1 MiB (split the input into lines)"
+            )));
+        }
+        if text.last() == Some(&b'\r') {
+            text.pop();
+        }
+        let key = decode(hex, &text).map_err(|e| Stop::Bad(format!("line {n}: {e}")))?;
         let row = Row::new(&key);
         if json {
             let row = serde_json::to_string(&row).map_err(|e| Stop::Bad(format!("cannot write JSON: {e}")))?;
@@ -226,6 +201,8 @@ mod tests {
         assert_eq!(unescape(br"a\\b").unwrap(), b"a\\b");
         assert!(unescape(br"\q").is_err());
         assert!(unescape(br"\xf").is_err());
+        assert!(unescape(br"\x+f").is_err());
+        assert!(unhex(b"+f").is_err());
         assert_eq!(unhex(b"fffe").unwrap(), [0xff, 0xfe]);
         assert_eq!(escape(&[0xff, 0xfe, b'\\', b'a']), r"\xff\xfe\\a");
     }

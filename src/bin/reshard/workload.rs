@@ -1,5 +1,5 @@
 //! What every measuring subcommand shares: the keys (`--keys`, `--prefix`,
-//! `--width`), the NODES syntax of `--from`/`--to`, and the parsers that
+//! or your own with `--keys-from`; `--width`), the NODES syntax of `--from`/`--to`, and the parsers that
 //! turn a negative or oversized number into a message saying what to type.
 //!
 //! One [`Workload`] struct is flattened into every subcommand. Its fields
@@ -8,11 +8,15 @@
 //! `reshard ring --help` shows `[default: 100000]` and `reshard modulo
 //! --help` shows `[default: 1000000]`.
 
+use crate::output::Failure;
 use clap::Args;
 use reshard::limits::{MAX_KEYS, MAX_NODES};
 use reshard::{numbered, prefixed, Error, HashWidth, HashedKeys, KeySet};
+use std::io::BufReader;
+use std::path::PathBuf;
 
-/// The keys of an experiment: `{prefix}0 … {prefix}{keys-1}`, md5 at `width` bits.
+/// The keys of an experiment: `{prefix}0 … {prefix}{keys-1}`, or one key per
+/// line of a file (`--keys-from`); md5 at `width` bits.
 #[derive(Args, Debug, Clone)]
 pub struct Workload {
     /// How many keys: {prefix}0 … {prefix}{N-1} (at most 20,000,000)
@@ -21,15 +25,44 @@ pub struct Workload {
     /// Key prefix: keys are {prefix}0, {prefix}1, …
     #[arg(long, required = false)]
     pub prefix: String,
+    /// Your own keys instead, one per line (\xHH for a byte, \\ for a backslash; - is standard input)
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["keys", "prefix"])]
+    pub keys_from: Option<PathBuf>,
     /// Bits of md5 kept, for keys and everything the scheme hashes: 32 (md5 mod 2^32) or 128
     #[arg(long, value_name = "BITS", required = false, value_parser = clap::value_parser!(HashWidth))]
     pub width: HashWidth,
 }
 
 impl Workload {
-    /// Every key hashed once (refused over the library's key limit).
-    pub fn hashed(&self) -> Result<HashedKeys, Error> {
-        KeySet::new(self.prefix.as_str(), self.keys).hashed(self.width)
+    /// The key count, when known before reading `--keys-from`.
+    pub fn count(&self) -> Option<usize> {
+        self.keys_from.is_none().then_some(self.keys)
+    }
+
+    /// Every key hashed once (refused over the library's limits, a bad
+    /// line of `--keys-from` named by its number).
+    pub fn hashed(&self) -> Result<HashedKeys, Failure> {
+        let Some(path) = &self.keys_from else {
+            return Ok(KeySet::new(self.prefix.as_str(), self.keys).hashed(self.width)?);
+        };
+        const BUFFER: usize = 1 << 20;
+        let named = |e: Error| match e {
+            Error::BadKey { .. } | Error::TooLarge { .. } => Failure(format!("--keys-from {}: {e}", path.display())),
+            other => Failure::from(other),
+        };
+        let keys = if path.as_os_str() == "-" {
+            KeySet::from_reader(BufReader::with_capacity(BUFFER, std::io::stdin().lock()))
+        } else {
+            let file = std::fs::File::open(path)
+                .map_err(|e| Failure(format!("--keys-from {}: cannot open it: {e}", path.display())))?;
+            KeySet::from_reader(BufReader::with_capacity(BUFFER, file))
+        };
+        keys.and_then(|k| k.hashed(self.width)).map_err(|e| match e {
+            Error::NoKeys => {
+                Failure(format!("--keys-from {}: the file has no keys: give one key per line", path.display()))
+            }
+            e => named(e),
+        })
     }
 }
 
@@ -180,6 +213,12 @@ pub fn key_count(s: &str) -> Result<usize, String> {
 /// A count of points, shards, arrangements… (`usize`).
 pub fn size(s: &str) -> Result<usize, String> {
     count(s, "a whole number of at least 1")
+}
+
+/// One weight of `--weights`: any number; a weight that is not above 0 is
+/// refused by the library, which names its node.
+pub fn weight(s: &str) -> Result<f64, String> {
+    s.trim().parse().map_err(|_| format!("{s:?} is not a number: give one weight per node, e.g. 1,1,2"))
 }
 
 /// A seed (`u64`).
