@@ -83,6 +83,23 @@ pub enum Error {
         /// What to change.
         hint: &'static str,
     },
+    /// A number that must be finite is NaN or infinite, or one that must be
+    /// positive (or at least 0) is not.
+    BadNumber {
+        /// What the number is, e.g. "Zipf exponent s".
+        what: &'static str,
+        /// The number as given, printed.
+        value: String,
+        /// What to give instead, e.g. "use a number ≥ 0 (1.0 is a strong skew)".
+        hint: &'static str,
+    },
+    /// A total (of counts, of weights) does not fit the integer that holds it.
+    Overflow {
+        /// What was added up.
+        what: &'static str,
+        /// What to change.
+        hint: &'static str,
+    },
     /// A parameter is out of its range; the message says which and why.
     Invalid(String),
     /// A program the live Redis cluster needs (`redis-server` or
@@ -145,6 +162,8 @@ impl fmt::Display for Error {
                 grouped(*asked),
                 grouped(*limit)
             ),
+            Error::BadNumber { what, value, hint } => write!(f, "{what} is {value}: {hint}"),
+            Error::Overflow { what, hint } => write!(f, "the {what} do not fit in 64 bits: {hint}"),
             Error::Invalid(msg) => f.write_str(msg),
             Error::RedisMissing { program } => write!(
                 f,

@@ -339,7 +339,7 @@ fn other_invalid_parameters() {
 /// arguments now refuse them with a typed error.
 #[test]
 fn no_panics_from_arguments() {
-    let names = |n: usize| numbered(n);
+    let names = |n: usize| numbered(n).unwrap();
     expect_err(
         "from_assignments lengths",
         || Movement::from_assignments(&names(2), &[0, 1, 0], &names(2), &[0, 1]),

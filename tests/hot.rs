@@ -65,8 +65,8 @@ fn zipf_frequencies_match_the_exact_law() {
 
 #[test]
 fn workload_refuses_bad_parameters() {
-    assert!(matches!(Workload::zipf(10, -1.0, 10, 1), Err(Error::Invalid(_))));
-    assert!(matches!(Workload::zipf(10, f64::NAN, 10, 1), Err(Error::Invalid(_))));
+    assert!(matches!(Workload::zipf(10, -1.0, 10, 1), Err(Error::BadNumber { .. })));
+    assert!(matches!(Workload::zipf(10, f64::NAN, 10, 1), Err(Error::BadNumber { .. })));
     assert!(matches!(Workload::zipf(0, 1.0, 10, 1), Err(Error::NoKeys)));
     assert!(matches!(Workload::zipf(10, 1.0, 0, 1), Err(Error::Invalid(_))));
     assert!(matches!(Workload::zipf(10, 1.0, 1 << 40, 1), Err(Error::TooLarge { .. })));

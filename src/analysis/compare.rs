@@ -290,7 +290,7 @@ impl<'a> Sample<'a> {
     #[inline]
     fn key(&self, i: usize) -> Key<'_> {
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        Key { bytes: &self.bytes[start..self.ends[i]], hash: self.hashes[i], width: self.width }
+        Key::hashed(&self.bytes[start..self.ends[i]], self.hashes[i], self.width)
     }
 
     /// Nanoseconds per `locate`, single-threaded, after a short warm-up;

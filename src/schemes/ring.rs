@@ -100,7 +100,7 @@ pub struct Ring {
 impl Ring {
     /// `n` nodes named `"0"` … `"{n-1}"`, one point each, no salt.
     pub fn new(n: usize) -> Result<Self> {
-        Ring::named(numbered(n))
+        Ring::named(numbered(n)?)
     }
 
     /// Nodes with these names, one point each, no salt.

@@ -52,7 +52,7 @@ impl FixedShards {
     /// [`DEFAULT_SHARDS`] shards (or `n` when `n` is larger) over `n` nodes
     /// named `"0"` … `"{n-1}"`, shard `s` on node `s % n`.
     pub fn new(n: usize) -> Result<Self> {
-        FixedShards::named(numbered(n))
+        FixedShards::named(numbered(n)?)
     }
 
     /// [`DEFAULT_SHARDS`] shards (or one per node when there are more
