@@ -133,9 +133,10 @@ impl KeySet {
         limits::check_hint(
             "keys hashed in memory",
             self.count as u128,
-            limits::MAX_KEYS,
+            limits::current().max_keys,
             "use fewer keys (modulo::count_moved_streaming counts hash % N over any number)",
         )?;
+        limits::check_key_bytes(self.prefix.len(), self.count)?;
         const CHUNK: usize = 8192;
         let mut hashes = vec![0u128; self.count];
         hashes.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {

@@ -227,6 +227,18 @@ pub(crate) fn check_names<S: AsRef<str>>(names: &[S]) -> Result<()> {
     )
 }
 
+/// Check the bytes of a key set `prefix + i`, `i < count`, against
+/// [`Limits::max_key_bytes`]: each key is at most the prefix and 20 digits.
+pub(crate) fn check_key_bytes(prefix: usize, count: usize) -> Result<()> {
+    let digits = count.checked_ilog10().map_or(1, |d| d as usize + 1);
+    check_hint(
+        "bytes of keys (prefix + number, all keys)",
+        product(prefix.saturating_add(digits), count),
+        current().max_key_bytes,
+        "use a shorter key prefix or fewer keys (or raise limits::Limits::max_key_bytes)",
+    )
+}
+
 /// md5 blocks (64 bytes each, after 9 bytes of padding) to hash `bytes`
 /// bytes: the cost of one md5 relative to a short key's.
 pub(crate) fn md5_blocks(bytes: usize) -> u128 {

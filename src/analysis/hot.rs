@@ -150,7 +150,7 @@ impl LoadUnderSkew {
         limits::check_hint(
             "key placements (keys × schemes)",
             limits::product(keys.len(), schemes.len()),
-            limits::MAX_PLACEMENTS,
+            limits::current().max_placements,
             "use fewer keys or fewer schemes",
         )?;
         let mut rows = Vec::with_capacity(schemes.len());
@@ -245,7 +245,7 @@ impl RequestBounds {
         limits::check_hint(
             "key placements (keys × 2 × (ε values + 1))",
             limits::product(keys.len(), 2 * (epsilons.len() + 1)),
-            limits::MAX_PLACEMENTS,
+            limits::current().max_placements,
             "use fewer keys or fewer ε values",
         )?;
         let ring = Ring::new(n)?.with_vnodes(vnodes)?;
@@ -375,7 +375,7 @@ impl HotKeySplit {
         limits::check_hint(
             "sub-key lookups (hot keys × sum of ways)",
             limits::product(hot, ways.iter().sum()),
-            limits::MAX_HASHES,
+            limits::current().max_hashes,
             "split fewer keys or into fewer sub-keys",
         )?;
         let base = RequestLoad::measure(keys, workload, placement)?;
@@ -616,7 +616,7 @@ impl FailureSweep {
         limits::check_hint(
             "key placements (keys × 2 × point counts × arrangements)",
             limits::product(keys.len(), 2 * vnode_counts.len()).saturating_mul(arrangements as u128),
-            limits::MAX_PLACEMENTS,
+            limits::current().max_placements,
             "use fewer keys, point counts or arrangements",
         )?;
         let mut rows = Vec::with_capacity(vnode_counts.len());

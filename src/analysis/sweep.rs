@@ -81,13 +81,13 @@ impl ArrangementSweep {
         limits::check_hint(
             "key placements (keys × arrangements × 2 rings)",
             limits::product(keys, count).saturating_mul(2),
-            limits::MAX_PLACEMENTS,
+            limits::current().max_placements,
             "use fewer keys or fewer arrangements",
         )?;
         limits::check_hint(
             "ring points hashed (nodes before and after × vnodes × arrangements)",
             limits::product(old + new, vnodes).saturating_mul(count as u128),
-            limits::MAX_HASHES,
+            limits::current().max_hashes,
             "use fewer arrangements, nodes or points per node",
         )
     }
@@ -358,7 +358,7 @@ impl ModuloSweep {
         limits::check_hint(
             "key placements (keys × node-count pairs)",
             limits::product(keys, pairs),
-            limits::MAX_PLACEMENTS,
+            limits::current().max_placements,
             "use fewer keys or fewer pairs",
         )
     }

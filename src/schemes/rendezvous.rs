@@ -205,11 +205,16 @@ impl Placement for Rendezvous {
     }
 
     fn check_cost(&self, keys: &HashedKeys) -> Result<()> {
-        crate::limits::check_hint(
-            "rendezvous scores (keys × nodes)",
-            crate::limits::product(keys.len(), self.nodes.len()),
-            crate::limits::MAX_HASHES,
-            "use fewer keys or fewer nodes",
+        use crate::limits::{self, md5_blocks};
+        // one md5 of "{key}{suffix}" per key and node, counted in 64-byte
+        // blocks: a long key prefix or node name costs more
+        let key_len = keys.keys().prefix().len().saturating_add(20);
+        let per_key: u128 = self.suffixes.iter().map(|s| md5_blocks(key_len.saturating_add(s.len()))).sum();
+        limits::check_hint(
+            "rendezvous scores (keys × nodes, in md5 blocks)",
+            (keys.len() as u128).saturating_mul(per_key),
+            limits::current().max_hashes,
+            "use fewer keys or fewer nodes (or shorter names)",
         )
     }
 

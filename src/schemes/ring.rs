@@ -115,7 +115,7 @@ impl Ring {
     }
 
     /// The same nodes with `vnodes` points each. Fails on 0, or when nodes
-    /// × vnodes is over [`limits::MAX_RING_POINTS`].
+    /// × vnodes is over [`Limits::max_ring_points`](limits::Limits::max_ring_points).
     pub fn with_vnodes(self, vnodes: usize) -> Result<Self> {
         Ring::build(self.nodes, vnodes, self.salt)
     }
@@ -134,7 +134,7 @@ impl Ring {
         limits::check_hint(
             "ring points (nodes × vnodes)",
             product(nodes.len(), vnodes),
-            limits::MAX_RING_POINTS,
+            limits::current().max_ring_points,
             "use fewer nodes or fewer points per node",
         )?;
         Ok(Ring { nodes, vnodes, salt, p32: OnceLock::new(), p128: OnceLock::new() })
@@ -205,6 +205,20 @@ impl Ring {
 impl Placement for Ring {
     fn nodes(&self) -> &[String] {
         &self.nodes
+    }
+
+    /// Hashing the points costs one md5 each, longer with a long salt or
+    /// long names: refused over [`Limits::max_hashes`](limits::Limits::max_hashes)
+    /// md5 blocks.
+    fn check_cost(&self, _keys: &HashedKeys) -> Result<()> {
+        let longest = self.nodes.iter().map(String::len).max().unwrap_or(0);
+        let per_point = limits::md5_blocks(self.salt.len().saturating_add(longest).saturating_add(21));
+        limits::check_hint(
+            "md5 blocks to hash the ring's points (points × blocks each)",
+            product(self.nodes.len(), self.vnodes).saturating_mul(per_point),
+            limits::current().max_hashes,
+            "use a shorter salt or node names, or fewer points",
+        )
     }
 
     /// One merge pass over the keys in hash order and the points in ring

@@ -54,7 +54,7 @@ impl UnstableShards {
         if shards == 0 {
             return Err(Error::ZeroShards);
         }
-        limits::check("shards", shards as u128, limits::MAX_SHARDS)?;
+        limits::check("shards", shards as u128, limits::current().max_shards)?;
         if self.nodes.len() > shards {
             return Err(Error::MoreNodesThanShards { nodes: self.nodes.len(), shards });
         }

@@ -84,7 +84,7 @@ impl Guess {
 
 /// A measured share to one decimal, or what is wrong with it.
 fn measured_pct(share: f64) -> String {
-    if share.is_finite() {
+    if (100.0 * share).is_finite() {
         pct(share, 1)
     } else {
         format!("{share} (not a share: the measurement divided by 0; check its inputs)")
