@@ -95,7 +95,7 @@ pub enum Error {
     },
     /// A total (of counts, of weights) does not fit the integer that holds it.
     Overflow {
-        /// What was added up.
+        /// What was computed, e.g. "the sum of the counts".
         what: &'static str,
         /// What to change.
         hint: &'static str,
@@ -163,7 +163,7 @@ impl fmt::Display for Error {
                 grouped(*limit)
             ),
             Error::BadNumber { what, value, hint } => write!(f, "{what} is {value}: {hint}"),
-            Error::Overflow { what, hint } => write!(f, "the {what} do not fit in 64 bits: {hint}"),
+            Error::Overflow { what, hint } => write!(f, "{what} overflows the integer that holds it: {hint}"),
             Error::Invalid(msg) => f.write_str(msg),
             Error::RedisMissing { program } => write!(
                 f,

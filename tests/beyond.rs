@@ -601,7 +601,7 @@ fn bad_input_gives_typed_errors() {
         expect_err(
             &format!("ε = {eps}"),
             move || Bounded::named(letters("AB")).and_then(|b| b.with_vnodes(3)).and_then(|b| b.with_epsilon(eps)),
-            invalid,
+            |e: &Error| matches!(e, Error::BadNumber { what: "epsilon", .. }),
             "above 0",
         );
     }

@@ -233,5 +233,8 @@ fn hot_entry_points_refuse_bad_parameters() {
     assert!(matches!(NodeFailure::measure(&keys, &w, &hrw, "x"), Err(Error::UnknownNode(_))));
     assert!(matches!(FailureSweep::run(&keys, &w, 10, "3", &[1], 0), Err(Error::Invalid(_))));
     assert!(matches!(FailureSweep::run(&keys, &w, 10, "3", &[1; 1000], 5000), Err(Error::TooLarge { .. })));
-    assert!(matches!(RequestBounds::run(&keys, &w, 10, 10, &[0.0], "10"), Err(Error::Invalid(_))));
+    assert!(matches!(
+        RequestBounds::run(&keys, &w, 10, 10, &[0.0], "10"),
+        Err(Error::BadNumber { what: "epsilon", .. })
+    ));
 }

@@ -57,7 +57,7 @@ impl LoadReport {
         let nodes = crate::schemes::check_names(nodes)?;
         if counts.iter().try_fold(0u64, |a, &c| a.checked_add(c)).is_none() {
             return Err(Error::Overflow {
-                what: "counts of all nodes",
+                what: "the sum of the counts (all keys)",
                 hint: "give counts that add up to at most 18,446,744,073,709,551,615",
             });
         }

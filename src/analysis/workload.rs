@@ -222,7 +222,7 @@ impl Workload {
     pub fn from_counts(counts: Vec<u64>, s: f64, seed: u64) -> Result<Workload> {
         check(counts.len(), s)?;
         let requests = counts.iter().try_fold(0u64, |a, &c| a.checked_add(c)).ok_or(Error::Overflow {
-            what: "requests of all keys",
+            what: "the sum of the counts (all requests)",
             hint: "give counts that add up to at most 18,446,744,073,709,551,615",
         })?;
         if requests == 0 {

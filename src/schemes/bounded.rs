@@ -71,9 +71,12 @@ impl Bounded {
     /// finite number above 0.
     pub fn with_epsilon(self, epsilon: f64) -> Result<Self> {
         if !(epsilon.is_finite() && epsilon > 0.0) {
-            return Err(Error::Invalid(format!(
-                "epsilon {epsilon} is not a finite number above 0: use e.g. 0.25 (each node holds at most 1 + epsilon times the fair share)"
-            )));
+            return Err(Error::BadNumber {
+                what: "epsilon",
+                value: epsilon.to_string(),
+                hint:
+                    "use a finite number above 0, e.g. 0.25 (each node holds at most 1 + epsilon times the fair share)",
+            });
         }
         Ok(Bounded { epsilon, ..self })
     }

@@ -92,7 +92,8 @@ pub fn modulo_rule(old: usize, new: usize) -> f64 {
     if old == 0 || new == 0 {
         return 1.0;
     }
-    let lcm = lcm(old as u128, new as u128);
+    // both below 2^64, so the lcm fits u128
+    let lcm = lcm(old as u128, new as u128).unwrap_or(u128::MAX);
     1.0 - old.min(new) as f64 / lcm as f64
 }
 
@@ -104,9 +105,23 @@ pub fn gcd(mut a: u128, mut b: u128) -> u128 {
     a
 }
 
-/// Least common multiple.
-pub fn lcm(a: u128, b: u128) -> u128 {
-    a / gcd(a, b) * b
+/// Least common multiple (0 when either is 0). Fails when it does not fit
+/// in `u128`.
+///
+/// ```
+/// use reshard::schemes::modulo::lcm;
+/// assert_eq!(lcm(10, 11)?, 110);
+/// assert_eq!(lcm(0, 7)?, 0);
+/// assert!(lcm(u128::MAX, u128::MAX - 1).is_err());
+/// # Ok::<(), reshard::Error>(())
+/// ```
+pub fn lcm(a: u128, b: u128) -> Result<u128> {
+    if a == 0 || b == 0 {
+        return Ok(0);
+    }
+    (a / gcd(a, b))
+        .checked_mul(b)
+        .ok_or(Error::Overflow { what: "the least common multiple", hint: "use smaller counts" })
 }
 
 /// Count, without storing any hash, the keys whose `hash % old` and

@@ -64,7 +64,8 @@ pub fn run(a: &Args, json: bool) -> Run {
     let (old, new) = (before.len(), after.len());
     let rule = a.rule.then(|| Rule {
         min: old.min(new),
-        lcm: lcm(old as u128, new as u128),
+        // old, new < 2^64: their lcm fits u128
+        lcm: lcm(old as u128, new as u128).unwrap_or(u128::MAX),
         predicted: modulo_rule(old, new),
     });
     let change = Change::measure("modulo", &keys, &before, &after, Params { rule, sweep })?;
