@@ -86,11 +86,13 @@ pub enum Error {
     /// A number that must be finite is NaN or infinite, or one that must be
     /// positive (or at least 0) is not.
     BadNumber {
-        /// What the number is, e.g. "Zipf exponent s".
+        /// What the number is, e.g. "epsilon".
         what: &'static str,
         /// The number as given, printed.
         value: String,
-        /// What to give instead, e.g. "use a number ≥ 0 (1.0 is a strong skew)".
+        /// What it must be, e.g. "a finite number ≥ 0".
+        expected: &'static str,
+        /// What to give instead, e.g. "use 0 for uniform requests".
         hint: &'static str,
     },
     /// A total (of counts, of weights) does not fit the integer that holds it.
@@ -162,7 +164,9 @@ impl fmt::Display for Error {
                 grouped(*asked),
                 grouped(*limit)
             ),
-            Error::BadNumber { what, value, hint } => write!(f, "{what} is {value}: {hint}"),
+            Error::BadNumber { what, value, expected, hint } => {
+                write!(f, "{what} {value} is not {expected}: {hint}")
+            }
             Error::Overflow { what, hint } => write!(f, "{what} overflows the integer that holds it: {hint}"),
             Error::Invalid(msg) => f.write_str(msg),
             Error::RedisMissing { program } => write!(

@@ -57,9 +57,10 @@ fn check(keys: usize, s: f64) -> Result<()> {
 fn check_s(s: f64) -> Result<()> {
     if !(s.is_finite() && s >= 0.0) {
         return Err(Error::BadNumber {
-            what: "the Zipf exponent s",
+            what: "Zipf exponent s =",
             value: s.to_string(),
-            hint: "use a finite number ≥ 0: 0 for uniform requests, about 1 for a strong skew",
+            expected: "a finite number ≥ 0",
+            hint: "use 0 for uniform requests, about 1 for a strong skew",
         });
     }
     Ok(())

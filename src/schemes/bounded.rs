@@ -74,8 +74,8 @@ impl Bounded {
             return Err(Error::BadNumber {
                 what: "epsilon",
                 value: epsilon.to_string(),
-                hint:
-                    "use a finite number above 0, e.g. 0.25 (each node holds at most 1 + epsilon times the fair share)",
+                expected: "a finite number above 0",
+                hint: "use e.g. 0.25 (each node holds at most 1 + epsilon times the fair share)",
             });
         }
         Ok(Bounded { epsilon, ..self })

@@ -191,7 +191,8 @@ impl Slots {
             return Err(Error::BadNumber {
                 what: "the rebalance threshold (percent)",
                 value: threshold.to_string(),
-                hint: "use a finite number ≥ 0, e.g. 2.0 (redis-cli's default)",
+                expected: "a finite number ≥ 0",
+                hint: "use e.g. 2.0 (redis-cli's default)",
             });
         }
         let n = self.nodes().len();
@@ -212,7 +213,8 @@ impl Slots {
             return Err(Error::BadNumber {
                 what: "the total weight of the nodes taking part",
                 value: total_weight.to_string(),
-                hint: "use weights between about 1e-30 and 1e30 (e.g. 1.0 each); redis-cli divides 16384 by their total in f32",
+                expected: "a total that 16,384 slots can be shared by in f32 (redis-cli's arithmetic)",
+                hint: "use weights between about 1e-30 and 1e30 (e.g. 1.0 each)",
             });
         }
         let mut balance = vec![0i64; n];
