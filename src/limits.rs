@@ -67,6 +67,10 @@ pub const MAX_REQUESTS: u128 = 50_000_000;
 /// The most bytes of node names one placement holds, all names together
 /// (4,096 names of 256 bytes).
 pub const MAX_NAME_BYTES: u128 = 1 << 20;
+/// The most md5 blocks one streaming count hashes (a key of up to 55 bytes
+/// is one block; about 2 minutes on 2 cores): the keys are not kept, so
+/// only time limits them.
+pub const MAX_STREAMED: u128 = 1_000_000_000;
 /// The most bytes of keys one key set spells and hashes, all keys together
 /// (20,000,000 keys of about 50 bytes).
 pub const MAX_KEY_BYTES: u128 = 1_000_000_000;
@@ -101,6 +105,8 @@ pub struct Limits {
     pub max_name_bytes: u128,
     /// Bytes of keys in one key set ([`MAX_KEY_BYTES`]).
     pub max_key_bytes: u128,
+    /// md5 blocks hashed by one streaming count ([`MAX_STREAMED`]).
+    pub max_streamed: u128,
 }
 
 impl Default for Limits {
@@ -119,6 +125,7 @@ const DEFAULT: Limits = Limits {
     max_requests: MAX_REQUESTS,
     max_name_bytes: MAX_NAME_BYTES,
     max_key_bytes: MAX_KEY_BYTES,
+    max_streamed: MAX_STREAMED,
 };
 
 macro_rules! with {
@@ -154,6 +161,8 @@ with! {
     with_max_name_bytes => max_name_bytes;
     /// The same limits with another [`Limits::max_key_bytes`].
     with_max_key_bytes => max_key_bytes;
+    /// The same limits with another [`Limits::max_streamed`].
+    with_max_streamed => max_streamed;
 }
 
 static CURRENT: RwLock<Limits> = RwLock::new(DEFAULT);
@@ -187,6 +196,7 @@ pub fn set(limits: Limits) -> Result<Limits> {
         l.max_requests,
         l.max_name_bytes,
         l.max_key_bytes,
+        l.max_streamed,
     ];
     if all.contains(&0) {
         return Err(Error::Invalid("a limit of 0 would refuse everything: use 1 or more".into()));
@@ -230,12 +240,28 @@ pub(crate) fn check_names<S: AsRef<str>>(names: &[S]) -> Result<()> {
 /// Check the bytes of a key set `prefix + i`, `i < count`, against
 /// [`Limits::max_key_bytes`]: each key is at most the prefix and 20 digits.
 pub(crate) fn check_key_bytes(prefix: usize, count: usize) -> Result<()> {
-    let digits = count.checked_ilog10().map_or(1, |d| d as usize + 1);
+    let digits = digits(count);
     check_hint(
         "bytes of keys (prefix + number, all keys)",
         product(prefix.saturating_add(digits), count),
         current().max_key_bytes,
         "use a shorter key prefix or fewer keys (or raise limits::Limits::max_key_bytes)",
+    )
+}
+
+/// Digits of the largest key number below `count`, at most 20.
+fn digits(count: usize) -> usize {
+    count.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+/// Check a streaming count of `count` keys `prefix + i` against
+/// [`Limits::max_streamed`], in md5 blocks.
+pub(crate) fn check_streamed(prefix: usize, count: usize) -> Result<()> {
+    check_hint(
+        "md5 blocks to stream (keys × blocks per key)",
+        (count as u128).saturating_mul(md5_blocks(prefix.saturating_add(digits(count)))),
+        current().max_streamed,
+        "use fewer keys or a shorter prefix (or raise limits::Limits::max_streamed)",
     )
 }
 

@@ -450,3 +450,13 @@ fn key_sets_count_their_bytes() {
     assert!(matches!(err, Error::TooLarge { .. }), "{err:?}");
     assert!(err.to_string().contains("bytes of keys"), "{err}");
 }
+
+#[test]
+fn streaming_counts_are_bounded_in_time() {
+    use reshard::schemes::modulo::count_moved_streaming;
+    let err = count_moved_streaming(&KeySet::plain(usize::MAX), HashWidth::Bits32, 10, 11).unwrap_err();
+    assert!(matches!(err, Error::TooLarge { .. }), "{err:?}");
+    // a long prefix makes every key several md5 blocks
+    let long = KeySet::new("p".repeat(1000), 100_000_000);
+    assert!(count_moved_streaming(&long, HashWidth::Bits32, 10, 11).is_err());
+}

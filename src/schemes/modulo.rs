@@ -126,7 +126,9 @@ pub fn lcm(a: u128, b: u128) -> Result<u128> {
 
 /// Count, without storing any hash, the keys whose `hash % old` and
 /// `hash % new` differ: memory stays flat however many keys there are.
-/// Used for the 100-million-key benchmark.
+/// Used for the 100-million-key benchmark. Fails on no keys, no nodes, or
+/// more md5 work than [`Limits::max_streamed`](crate::limits::Limits::max_streamed)
+/// (a billion short keys).
 ///
 /// ```
 /// use reshard::{schemes::modulo::count_moved_streaming, HashWidth, KeySet};
@@ -140,6 +142,7 @@ pub fn count_moved_streaming(keys: &KeySet, width: HashWidth, old: usize, new: u
     if old == 0 || new == 0 {
         return Err(Error::NoNodes);
     }
+    crate::limits::check_streamed(keys.prefix().len(), keys.len())?;
     const BLOCK: usize = 1 << 16;
     let blocks = keys.len().div_ceil(BLOCK);
     let (o, n) = (old as u128, new as u128);
@@ -147,7 +150,7 @@ pub fn count_moved_streaming(keys: &KeySet, width: HashWidth, old: usize, new: u
         .into_par_iter()
         .map(|b| {
             let mut w = keys.writer();
-            let end = ((b + 1) * BLOCK).min(keys.len());
+            let end = (b + 1).saturating_mul(BLOCK).min(keys.len());
             let mut moved = 0u64;
             for i in b * BLOCK..end {
                 let h = width.hash(w.key(i));
