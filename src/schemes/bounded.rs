@@ -129,7 +129,9 @@ impl Bounded {
     /// hotter than the bound itself, say) goes to the least loaded node
     /// (the lowest id on ties): no placement can split one key.
     ///
-    /// Fails when the lengths differ.
+    /// Fails when the lengths differ, or when keys × ring points (the walk's
+    /// length at worst) is over
+    /// [`Limits::max_placements`](crate::limits::Limits::max_placements).
     ///
     /// ```
     /// use reshard::{Bounded, HashWidth, KeySet};
@@ -149,8 +151,14 @@ impl Bounded {
         if weights.len() != keys.len() {
             return Err(Error::LengthMismatch { what: "weights for keys", expected: keys.len(), given: weights.len() });
         }
-        let pts = self.ring.points(keys.width());
         let n = self.ring.nodes().len();
+        crate::limits::check_hint(
+            "ring steps (keys × ring points, at worst)",
+            crate::limits::product(keys.len(), n.saturating_mul(self.ring.vnodes())),
+            crate::limits::current().max_placements,
+            "use fewer keys or fewer points per node",
+        )?;
+        let pts = self.ring.points(keys.width());
         // in u128: the weights may add up past u64::MAX
         let total: u128 = weights.iter().map(|&w| u128::from(w)).sum();
         let cap = self.bound(total as f64);
