@@ -133,8 +133,8 @@ fn doc000_sweep_row_is_a_salted_ring() {
     let s = ArrangementSweep::run(keys, &letters("ABC"), &letters("ABCD"), 1, 30).unwrap();
     for (i, row) in s.rows().iter().enumerate().step_by(7) {
         let salt = format!("{i}:");
-        let old = Ring::named(letters("ABC")).and_then(|r| r.with_vnodes(1)).map(|r| r.with_salt(&salt)).unwrap();
-        let new = Ring::named(letters("ABCD")).and_then(|r| r.with_vnodes(1)).map(|r| r.with_salt(&salt)).unwrap();
+        let old = Ring::named(letters("ABC")).and_then(|r| r.with_vnodes(1)).and_then(|r| r.with_salt(&salt)).unwrap();
+        let new = Ring::named(letters("ABCD")).and_then(|r| r.with_vnodes(1)).and_then(|r| r.with_salt(&salt)).unwrap();
         let m = Movement::measure(keys, &old, &new).unwrap();
         let l = LoadReport::measure(keys, &new).unwrap();
         assert_eq!(row.salt, salt);

@@ -283,7 +283,7 @@ fn ring_matches_brute_force() {
         ];
         for (nodes, vnodes, salt) in configs {
             let ring =
-                Ring::named(nodes.clone()).and_then(|r| r.with_vnodes(vnodes)).map(|r| r.with_salt(salt)).unwrap();
+                Ring::named(nodes.clone()).and_then(|r| r.with_vnodes(vnodes)).and_then(|r| r.with_salt(salt)).unwrap();
             let brute = BruteRing::new(&nodes, vnodes, salt, width);
             // the points in ring order
             let pts = ring.points(width);
@@ -385,7 +385,7 @@ fn ring_128bit_loads_match_python() {
         ("xyz", 1, "", &[6135, 2095, 1770]),
     ];
     for (nodes, v, salt, want) in cases {
-        let ring = Ring::named(letters(nodes)).and_then(|r| r.with_vnodes(v)).map(|r| r.with_salt(salt)).unwrap();
+        let ring = Ring::named(letters(nodes)).and_then(|r| r.with_vnodes(v)).and_then(|r| r.with_salt(salt)).unwrap();
         assert_eq!(LoadReport::measure(&keys, &ring).unwrap().counts(), want, "{nodes} v={v} salt={salt:?}");
     }
 }
@@ -591,10 +591,14 @@ fn movement_invariants_on_random_configs() {
             // ring: growth moves only to the new node, removal only from the removed one
             let vnodes = [1, 2, 10, 150][rng.below(4) as usize];
             let salt = format!("{}:", rng.below(30));
-            let before =
-                Ring::named(nodes.clone()).and_then(|r| r.with_vnodes(vnodes)).map(|r| r.with_salt(&salt)).unwrap();
-            let after =
-                Ring::named(grown.clone()).and_then(|r| r.with_vnodes(vnodes)).map(|r| r.with_salt(&salt)).unwrap();
+            let before = Ring::named(nodes.clone())
+                .and_then(|r| r.with_vnodes(vnodes))
+                .and_then(|r| r.with_salt(&salt))
+                .unwrap();
+            let after = Ring::named(grown.clone())
+                .and_then(|r| r.with_vnodes(vnodes))
+                .and_then(|r| r.with_salt(&salt))
+                .unwrap();
             let m = Movement::measure(&keys, &before, &after).unwrap();
             check_movement_consistent(&m, total);
             assert_eq!(m.between_kept(), 0, "ring growth {nodes:?} v={vnodes}");
@@ -602,8 +606,10 @@ fn movement_invariants_on_random_configs() {
             if shrunk.is_empty() {
                 continue;
             }
-            let after =
-                Ring::named(shrunk.clone()).and_then(|r| r.with_vnodes(vnodes)).map(|r| r.with_salt(&salt)).unwrap();
+            let after = Ring::named(shrunk.clone())
+                .and_then(|r| r.with_vnodes(vnodes))
+                .and_then(|r| r.with_salt(&salt))
+                .unwrap();
             let m = Movement::measure(&keys, &before, &after).unwrap();
             check_movement_consistent(&m, total);
             assert_eq!(m.from_removed(), m.moved(), "ring removal");

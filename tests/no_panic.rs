@@ -124,7 +124,7 @@ proptest! {
         no_panic("Ketama::named", || Ketama::named(names.clone()))?;
         no_panic("UnstableShards::named", || UnstableShards::named(names.clone()).and_then(|u| u.with_shards(m)))?;
         no_panic("Ring::named/with_vnodes/with_salt", || {
-            Ring::named(names.clone()).and_then(|r| r.with_vnodes(m)).map(|r| r.with_salt(salt.clone()))
+            Ring::named(names.clone()).and_then(|r| r.with_vnodes(m)).and_then(|r| r.with_salt(salt.clone()))
         })?;
         no_panic("Rendezvous::named/with_weights", || {
             Rendezvous::named(names.clone()).and_then(|r| r.with_weights(vec![w; names.len()]))
@@ -459,4 +459,16 @@ fn streaming_counts_are_bounded_in_time() {
     // a long prefix makes every key several md5 blocks
     let long = KeySet::new("p".repeat(1000), 100_000_000);
     assert!(count_moved_streaming(&long, HashWidth::Bits32, 10, 11).is_err());
+}
+
+#[test]
+fn long_salts_are_refused_before_hashing() {
+    let start = std::time::Instant::now();
+    let ring = Ring::new(1000).unwrap().with_vnodes(10_000).unwrap();
+    assert!(matches!(ring.with_salt("s".repeat(1 << 20)), Err(Error::TooLarge { .. })));
+    let keys = KeySet::plain(10).hashed(HashWidth::Bits32).unwrap();
+    let (old, new) = (numbered(100).unwrap(), numbered(101).unwrap());
+    let sweep = ArrangementSweep::with_salts(&keys, &old, &new, 1000, vec!["s".repeat(1 << 20); 3]);
+    assert!(matches!(sweep, Err(Error::TooLarge { .. })));
+    assert!(start.elapsed().as_secs() < 5);
 }

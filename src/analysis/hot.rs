@@ -624,7 +624,7 @@ impl FailureSweep {
             let mut over = Vec::with_capacity(arrangements);
             let mut heir = 0.0;
             for a in 0..arrangements {
-                let ring = Ring::new(n)?.with_vnodes(v)?.with_salt(format!("{a}:"));
+                let ring = Ring::new(n)?.with_vnodes(v)?.with_salt(format!("{a}:"))?;
                 let f = NodeFailure::measure(keys, workload, &ring, failed)?;
                 over.push(f.worst_overload());
                 heir += f.biggest_heir_share();

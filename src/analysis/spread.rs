@@ -169,7 +169,7 @@ impl LoadSpread {
             let vars = (0..arrangements)
                 .into_par_iter()
                 .map(|s| -> Result<(f64, f64)> {
-                    let ring = Ring::new(nodes)?.with_vnodes(k)?.with_salt(salt(s));
+                    let ring = Ring::new(nodes)?.with_vnodes(k)?.with_salt(salt(s))?;
                     let space = relative_variance(ring.arc_shares(width).into_iter());
                     let load = LoadReport::measure(keys, &ring)?;
                     Ok((space, load.relative_std_dev().powi(2)))

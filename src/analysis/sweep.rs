@@ -146,6 +146,16 @@ impl ArrangementSweep {
         salts: Vec<String>,
     ) -> Result<Self> {
         check_sweep(keys, old_nodes, new_nodes, vnodes, salts.len())?;
+        // hashing the points costs more with long salts or names
+        let longest = old_nodes.iter().chain(new_nodes).map(String::len).max().unwrap_or(0);
+        let blocks: u128 =
+            salts.iter().map(|s| limits::md5_blocks(s.len().saturating_add(longest).saturating_add(21))).sum();
+        limits::check_hint(
+            "md5 blocks to hash the rings' points (points × blocks, every salt)",
+            limits::product(old_nodes.len() + new_nodes.len(), vnodes).saturating_mul(blocks),
+            limits::current().max_hashes,
+            "use shorter salts or names, fewer salts, or fewer points",
+        )?;
         // the same checks a ring makes, before the parallel part
         Ring::named(old_nodes.iter().cloned())?.with_vnodes(vnodes)?;
         Ring::named(new_nodes.iter().cloned())?.with_vnodes(vnodes)?;

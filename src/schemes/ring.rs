@@ -123,8 +123,27 @@ impl Ring {
     /// The same nodes with `salt` in front of every point name: a different
     /// salt is a different arrangement of the same nodes (document `000`
     /// uses `"{s}:"` for `s` in `0..30`, see [`salt`](crate::analysis::sweep::salt)).
-    pub fn with_salt(self, salt: impl Into<String>) -> Self {
-        Ring { salt: salt.into(), p32: OnceLock::new(), p128: OnceLock::new(), ..self }
+    ///
+    /// Fails when hashing the points with this salt would be over
+    /// [`Limits::max_hashes`](limits::Limits::max_hashes) md5 blocks (a
+    /// salt of megabytes on a ring of millions of points): the points are
+    /// hashed on the first lookup, which cannot fail.
+    pub fn with_salt(self, salt: impl Into<String>) -> Result<Self> {
+        let ring = Ring { salt: salt.into(), p32: OnceLock::new(), p128: OnceLock::new(), ..self };
+        ring.check_points_cost()?;
+        Ok(ring)
+    }
+
+    /// Refuse a ring whose points cost more md5 blocks than the limit.
+    fn check_points_cost(&self) -> Result<()> {
+        let longest = self.nodes.iter().map(String::len).max().unwrap_or(0);
+        let per_point = limits::md5_blocks(self.salt.len().saturating_add(longest).saturating_add(21));
+        limits::check_hint(
+            "md5 blocks to hash the ring's points (points × blocks each)",
+            product(self.nodes.len(), self.vnodes).saturating_mul(per_point),
+            limits::current().max_hashes,
+            "use a shorter salt or node names, or fewer points",
+        )
     }
 
     fn build(nodes: Vec<String>, vnodes: usize, salt: String) -> Result<Self> {
@@ -137,7 +156,9 @@ impl Ring {
             limits::current().max_ring_points,
             "use fewer nodes or fewer points per node",
         )?;
-        Ok(Ring { nodes, vnodes, salt, p32: OnceLock::new(), p128: OnceLock::new() })
+        let ring = Ring { nodes, vnodes, salt, p32: OnceLock::new(), p128: OnceLock::new() };
+        ring.check_points_cost()?;
+        Ok(ring)
     }
 
     /// Points per node.
@@ -211,14 +232,7 @@ impl Placement for Ring {
     /// long names: refused over [`Limits::max_hashes`](limits::Limits::max_hashes)
     /// md5 blocks.
     fn check_cost(&self, _keys: &HashedKeys) -> Result<()> {
-        let longest = self.nodes.iter().map(String::len).max().unwrap_or(0);
-        let per_point = limits::md5_blocks(self.salt.len().saturating_add(longest).saturating_add(21));
-        limits::check_hint(
-            "md5 blocks to hash the ring's points (points × blocks each)",
-            product(self.nodes.len(), self.vnodes).saturating_mul(per_point),
-            limits::current().max_hashes,
-            "use a shorter salt or node names, or fewer points",
-        )
+        self.check_points_cost()
     }
 
     /// One merge pass over the keys in hash order and the points in ring
