@@ -92,6 +92,25 @@ pub enum Error {
         /// What is wrong and what to write instead.
         reason: String,
     },
+    /// A number that must be finite is NaN or infinite, or one that must be
+    /// positive (or at least 0) is not.
+    BadNumber {
+        /// What the number is, e.g. "epsilon".
+        what: &'static str,
+        /// The number as given, printed.
+        value: String,
+        /// What it must be, e.g. "a finite number ≥ 0".
+        expected: &'static str,
+        /// What to give instead, e.g. "use 0 for uniform requests".
+        hint: &'static str,
+    },
+    /// A total (of counts, of weights) does not fit the integer that holds it.
+    Overflow {
+        /// What was computed, e.g. "the sum of the counts".
+        what: &'static str,
+        /// What to change.
+        hint: &'static str,
+    },
     /// A parameter is out of its range; the message says which and why.
     Invalid(String),
     /// A program the live Redis cluster needs (`redis-server` or
@@ -158,6 +177,10 @@ impl fmt::Display for Error {
                 grouped(*limit)
             ),
             Error::BadKey { line, reason } => write!(f, "line {line} of the keys: {reason}"),
+            Error::BadNumber { what, value, expected, hint } => {
+                write!(f, "{what} {value} is not {expected}: {hint}")
+            }
+            Error::Overflow { what, hint } => write!(f, "{what} overflows the integer that holds it: {hint}"),
             Error::Invalid(msg) => f.write_str(msg),
             Error::RedisMissing { program } => write!(
                 f,

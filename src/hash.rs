@@ -69,11 +69,20 @@ impl HashWidth {
         }
     }
 
-    /// Where `hash` sits on the circle, as a fraction in [0, 1).
+    /// Where `hash` sits on the circle, as a fraction in [0, 1). A hash
+    /// wider than this width is reduced first; the fraction keeps the top
+    /// 53 bits (all 32 of a 32-bit hash), so it is exact and never 1.
+    ///
+    /// ```
+    /// use reshard::HashWidth;
+    /// assert_eq!(HashWidth::Bits32.position(1 << 31), 0.5);
+    /// assert!(HashWidth::Bits32.position(u128::MAX) < 1.0);
+    /// assert!(HashWidth::Bits128.position(u128::MAX) < 1.0);
+    /// ```
     pub fn position(self, hash: u128) -> f64 {
         match self {
-            HashWidth::Bits32 => hash as f64 / self.space(),
-            HashWidth::Bits128 => (hash >> 64) as f64 / 2f64.powi(64),
+            HashWidth::Bits32 => self.reduce(hash) as f64 / self.space(),
+            HashWidth::Bits128 => (hash >> 75) as f64 / 9_007_199_254_740_992.0,
         }
     }
 }

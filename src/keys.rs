@@ -72,7 +72,7 @@ struct KeyList(Arc<Arena>);
 struct Arena {
     bytes: Vec<u8>,
     /// `offsets[i]..offsets[i + 1]` is key `i`; `offsets[0] == 0`. The
-    /// bytes are limited to [`limits::MAX_KEY_BYTES`], so `u32` holds them.
+    /// bytes are limited to [`Limits::max_key_bytes`](crate::limits::Limits::max_key_bytes), so `u32` holds them.
     offsets: Vec<u32>,
 }
 
@@ -125,9 +125,9 @@ impl Builder {
     /// Ends the key whose bytes were appended to `arena.bytes` since the last.
     fn end_key(&mut self) -> Result<()> {
         let keys = self.arena.offsets.len() as u128;
-        limits::check_hint("keys held in memory", keys, limits::MAX_KEYS, "use fewer keys")?;
+        limits::check_hint("keys held in memory", keys, limits::current().max_keys, "use fewer keys")?;
         let bytes = self.arena.bytes.len();
-        limits::check_hint("bytes of keys held in memory", bytes as u128, limits::MAX_KEY_BYTES, KEY_BYTES_HINT)?;
+        limits::check_hint("bytes of keys held in memory", bytes as u128, max_held(), KEY_BYTES_HINT)?;
         self.arena.offsets.push(bytes as u32);
         Ok(())
     }
@@ -137,6 +137,13 @@ impl Builder {
         self.arena.offsets.shrink_to_fit();
         KeyList(Arc::new(self.arena))
     }
+}
+
+/// The most bytes of keys one key set spells, hashes or holds:
+/// [`Limits::max_key_bytes`](crate::limits::Limits::max_key_bytes), and never
+/// more than `u32` offsets address.
+fn max_held() -> u128 {
+    limits::current().max_key_bytes.min(u128::from(u32::MAX))
 }
 
 const KEY_BYTES_HINT: &str = "use fewer or shorter keys (a key set's bytes are hashed and held in memory)";
@@ -233,7 +240,7 @@ impl KeySet {
     /// strings (`&[u8]`, `Vec<u8>`), taken as they are (no escapes).
     ///
     /// Fails with [`Error::TooLarge`] as soon as the keys or their bytes
-    /// pass [`limits::MAX_KEYS`] or [`limits::MAX_KEY_BYTES`].
+    /// pass [`Limits::max_keys`](crate::limits::Limits::max_keys) or [`Limits::max_key_bytes`](crate::limits::Limits::max_key_bytes).
     ///
     /// ```
     /// use reshard::KeySet;
@@ -247,12 +254,17 @@ impl KeySet {
         I::Item: AsRef<[u8]>,
     {
         let keys = keys.into_iter();
-        limits::check_hint("keys held in memory", keys.size_hint().0 as u128, limits::MAX_KEYS, "use fewer keys")?;
+        limits::check_hint(
+            "keys held in memory",
+            keys.size_hint().0 as u128,
+            limits::current().max_keys,
+            "use fewer keys",
+        )?;
         let mut b = Builder::new();
         for k in keys {
             let k = k.as_ref();
             let bytes = b.arena.bytes.len() as u128 + k.len() as u128;
-            limits::check_hint("bytes of keys held in memory", bytes, limits::MAX_KEY_BYTES, KEY_BYTES_HINT)?;
+            limits::check_hint("bytes of keys held in memory", bytes, max_held(), KEY_BYTES_HINT)?;
             b.arena.bytes.extend_from_slice(k);
             b.end_key()?;
         }
@@ -277,7 +289,7 @@ impl KeySet {
     pub fn from_reader(mut reader: impl BufRead) -> Result<Self> {
         let mut b = Builder::new();
         let mut text = Vec::new();
-        let max = limits::MAX_KEY_BYTES as u64;
+        let max = max_held() as u64;
         for line in 1.. {
             text.clear();
             // A line decodes to at least a quarter of its bytes (`\xHH` is
@@ -296,7 +308,7 @@ impl KeySet {
                 return Err(Error::TooLarge {
                     what: "bytes of keys held in memory (a line too long to fit)",
                     asked: b.arena.bytes.len() as u128 + room.div_ceil(4) as u128,
-                    limit: limits::MAX_KEY_BYTES,
+                    limit: max_held(),
                     hint: KEY_BYTES_HINT,
                 });
             }
@@ -368,7 +380,7 @@ impl KeySet {
     ///
     /// Fails with [`Error::NoKeys`] on an empty set, and with
     /// [`Error::TooLarge`] at once when the keys or their bytes are over
-    /// [`limits::MAX_KEYS`] or [`limits::MAX_KEY_BYTES`].
+    /// [`Limits::max_keys`](crate::limits::Limits::max_keys) or [`Limits::max_key_bytes`](crate::limits::Limits::max_key_bytes).
     pub fn hashed(&self, width: HashWidth) -> Result<HashedKeys> {
         if self.count == 0 {
             return Err(Error::NoKeys);
@@ -376,15 +388,10 @@ impl KeySet {
         limits::check_hint(
             "keys hashed in memory",
             self.count as u128,
-            limits::MAX_KEYS,
+            limits::current().max_keys,
             "use fewer keys (analysis::modulo::count_moved_streaming counts hash % N over any number)",
         )?;
-        limits::check_hint(
-            "bytes of keys (keys × their length)",
-            self.byte_len(),
-            limits::MAX_KEY_BYTES,
-            KEY_BYTES_HINT,
-        )?;
+        limits::check_hint("bytes of keys (keys × their length)", self.byte_len(), max_held(), KEY_BYTES_HINT)?;
         const CHUNK: usize = 8192;
         let mut hashes = vec![0u128; self.count];
         hashes.par_chunks_mut(CHUNK).enumerate().for_each(|(c, out)| {

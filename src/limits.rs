@@ -12,8 +12,39 @@
 //! assert!(matches!(err, Error::TooLarge { .. }));
 //! assert!(err.to_string().contains("10,000,000"), "{err}");
 //! ```
+//!
+//! # Raising a limit
+//!
+//! The defaults ([`Limits::default`], the `MAX_*` constants) are the
+//! notebooks'. A caller with a bigger machine, or a bigger cluster to model
+//! (Redis Cluster has 16,384 slots, so up to 16,384 masters), raises them
+//! for the whole process with [`set`]:
+//!
+//! ```
+//! use reshard::limits::{self, Limits};
+//! use reshard::Modulo;
+//! assert!(Modulo::new(5_000).is_err()); // over the default 4,096 nodes
+//! let before = limits::set(Limits::default().with_max_nodes(20_000))?;
+//! assert!(Modulo::new(5_000).is_ok());
+//! limits::set(before)?; // back to what it was
+//! # Ok::<(), reshard::Error>(())
+//! ```
+//!
+//! Why one process-wide setting rather than a `Limits` argument: the checks
+//! sit in some forty constructors and measurements (`Ring::with_vnodes`,
+//! `Movement::measure`, `KeySet::hashed`, every sweep…) that a notebook
+//! chains; a parameter on each would change every signature a reader types,
+//! and a builder on only the heavy ones would leave the others at the
+//! defaults. A limit is a property of the machine the process runs on, so it
+//! is set once, in the first cell, and every check reads it
+//! ([`current`]). Setting it is rare and cheap to read (a read lock).
+//!
+//! Limits count what costs: key and node names are counted in bytes too
+//! ([`Limits::max_name_bytes`], [`Limits::max_key_bytes`]), since a key
+//! set of a thousand keys with a megabyte prefix hashes a gigabyte.
 
 use crate::{Error, Result};
+use std::sync::RwLock;
 
 /// The most nodes one placement has (a movement matrix holds nodes² counts).
 pub const MAX_NODES: u128 = 4096;
@@ -30,19 +61,149 @@ pub const MAX_HASHES: u128 = 200_000_000;
 pub const MAX_PLACEMENTS: u128 = 2_000_000_000;
 /// The most fixed shards (4 bytes each in the shard table).
 pub const MAX_SHARDS: u128 = 10_000_000;
-/// The most bytes of keys hashed or held at once (keys × their length:
-/// a 100,000-byte prefix allows 5,368 keys). Listed keys are held in one
-/// buffer of this many bytes at most.
-pub const MAX_KEY_BYTES: u128 = 1 << 29;
-/// The most bytes of long md5 inputs one call may hash beyond the keys,
-/// counting what each input has past its first 55 bytes (md5 reads up to
-/// 55 in one block, counted by [`MAX_HASHES`]): ring points
-/// `"{salt}{node}#{v}"` and rendezvous scores `"{key}:{node}"` with long
-/// names. md5 reads about 300 MB a second on one core.
-pub const MAX_HASHED_BYTES: u128 = 1_000_000_000;
 /// The most requests drawn for one workload (a Zipf draw costs about
 /// 0.1 µs; the counts per key are kept, not the stream).
 pub const MAX_REQUESTS: u128 = 50_000_000;
+/// The most bytes of node names one placement holds, all names together
+/// (4,096 names of 256 bytes).
+pub const MAX_NAME_BYTES: u128 = 1 << 20;
+/// The most md5 blocks one streaming count hashes (a key of up to 55 bytes
+/// is one block; about 2 minutes on 2 cores): the keys are not kept, so
+/// only time limits them.
+pub const MAX_STREAMED: u128 = 1_000_000_000;
+/// The most bytes of keys one key set spells and hashes, all keys together
+/// (20,000,000 keys of about 50 bytes).
+pub const MAX_KEY_BYTES: u128 = 1_000_000_000;
+
+/// The most nodes any setting may allow: node indices are `u32`, and the
+/// movement matrix holds nodes² counts.
+const HARD_MAX_NODES: u128 = 1 << 20;
+
+/// The limits in force: how much work and memory one call may ask for.
+///
+/// `Limits::default()` holds the `MAX_*` constants of this module; raise
+/// one with its `with_*` method and put it in force with [`set`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Nodes in one placement ([`MAX_NODES`]).
+    pub max_nodes: u128,
+    /// Keys hashed and held at once ([`MAX_KEYS`]).
+    pub max_keys: u128,
+    /// Points on one ring ([`MAX_RING_POINTS`]).
+    pub max_ring_points: u128,
+    /// md5 computations of one call beyond hashing the keys, counted in
+    /// 64-byte md5 blocks ([`MAX_HASHES`]).
+    pub max_hashes: u128,
+    /// Key placements of one call ([`MAX_PLACEMENTS`]).
+    pub max_placements: u128,
+    /// Fixed shards ([`MAX_SHARDS`]).
+    pub max_shards: u128,
+    /// Requests drawn for one workload ([`MAX_REQUESTS`]).
+    pub max_requests: u128,
+    /// Bytes of node names in one placement ([`MAX_NAME_BYTES`]).
+    pub max_name_bytes: u128,
+    /// Bytes of keys in one key set ([`MAX_KEY_BYTES`]).
+    pub max_key_bytes: u128,
+    /// md5 blocks hashed by one streaming count ([`MAX_STREAMED`]).
+    pub max_streamed: u128,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        DEFAULT
+    }
+}
+
+const DEFAULT: Limits = Limits {
+    max_nodes: MAX_NODES,
+    max_keys: MAX_KEYS,
+    max_ring_points: MAX_RING_POINTS,
+    max_hashes: MAX_HASHES,
+    max_placements: MAX_PLACEMENTS,
+    max_shards: MAX_SHARDS,
+    max_requests: MAX_REQUESTS,
+    max_name_bytes: MAX_NAME_BYTES,
+    max_key_bytes: MAX_KEY_BYTES,
+    max_streamed: MAX_STREAMED,
+};
+
+macro_rules! with {
+    ($($(#[$doc:meta])* $name:ident => $field:ident;)*) => {
+        impl Limits {
+            $(
+                $(#[$doc])*
+                pub fn $name(mut self, limit: u128) -> Self {
+                    self.$field = limit;
+                    self
+                }
+            )*
+        }
+    };
+}
+
+with! {
+    /// The same limits with another [`Limits::max_nodes`].
+    with_max_nodes => max_nodes;
+    /// The same limits with another [`Limits::max_keys`].
+    with_max_keys => max_keys;
+    /// The same limits with another [`Limits::max_ring_points`].
+    with_max_ring_points => max_ring_points;
+    /// The same limits with another [`Limits::max_hashes`].
+    with_max_hashes => max_hashes;
+    /// The same limits with another [`Limits::max_placements`].
+    with_max_placements => max_placements;
+    /// The same limits with another [`Limits::max_shards`].
+    with_max_shards => max_shards;
+    /// The same limits with another [`Limits::max_requests`].
+    with_max_requests => max_requests;
+    /// The same limits with another [`Limits::max_name_bytes`].
+    with_max_name_bytes => max_name_bytes;
+    /// The same limits with another [`Limits::max_key_bytes`].
+    with_max_key_bytes => max_key_bytes;
+    /// The same limits with another [`Limits::max_streamed`].
+    with_max_streamed => max_streamed;
+}
+
+static CURRENT: RwLock<Limits> = RwLock::new(DEFAULT);
+
+/// The limits in force now (the defaults unless [`set`] changed them).
+pub fn current() -> Limits {
+    *CURRENT.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Put `limits` in force for the whole process and return the ones they
+/// replace. Fails, changing nothing, when a limit is 0 or `max_nodes` is
+/// over 1,048,576 (node indices are 32-bit and a movement matrix holds
+/// nodes² counts).
+pub fn set(limits: Limits) -> Result<Limits> {
+    if limits.max_nodes > HARD_MAX_NODES {
+        return Err(Error::TooLarge {
+            what: "nodes allowed by Limits::max_nodes",
+            asked: limits.max_nodes,
+            limit: HARD_MAX_NODES,
+            hint: "set max_nodes to at most 1,048,576",
+        });
+    }
+    let l = limits;
+    let all = [
+        l.max_nodes,
+        l.max_keys,
+        l.max_ring_points,
+        l.max_hashes,
+        l.max_placements,
+        l.max_shards,
+        l.max_requests,
+        l.max_name_bytes,
+        l.max_key_bytes,
+        l.max_streamed,
+    ];
+    if all.contains(&0) {
+        return Err(Error::Invalid("a limit of 0 would refuse everything: use 1 or more".into()));
+    }
+    let mut cur = CURRENT.write().unwrap_or_else(|e| e.into_inner());
+    Ok(std::mem::replace(&mut *cur, limits))
+}
 
 /// `Ok` when `asked ≤ limit`, else [`Error::TooLarge`].
 pub(crate) fn check(what: &'static str, asked: u128, limit: u128) -> Result<()> {
@@ -58,7 +219,67 @@ pub(crate) fn check_hint(what: &'static str, asked: u128, limit: u128, hint: &'s
     }
 }
 
+/// Check a count of node names against [`Limits::max_nodes`] before any
+/// name is built.
+pub(crate) fn check_nodes(n: usize) -> Result<()> {
+    check_hint("nodes", n as u128, current().max_nodes, "use fewer nodes (or raise limits::Limits::max_nodes)")
+}
+
+/// Check node names: their count and their bytes together.
+pub(crate) fn check_names<S: AsRef<str>>(names: &[S]) -> Result<()> {
+    check_nodes(names.len())?;
+    let bytes = names.iter().map(|n| n.as_ref().len() as u128).sum();
+    check_hint(
+        "bytes of node names",
+        bytes,
+        current().max_name_bytes,
+        "use shorter node names (or raise limits::Limits::max_name_bytes)",
+    )
+}
+
+/// Check a streaming count of `count` keys of `bytes` bytes in all against
+/// [`Limits::max_streamed`], in md5 blocks.
+pub(crate) fn check_streamed(count: usize, bytes: u128) -> Result<()> {
+    // each key is at least one block; long keys cost their bytes (+ 9 of padding each)
+    let blocks = (count as u128).max(bytes.saturating_add(9 * count as u128).div_ceil(64));
+    check_hint(
+        "md5 blocks to stream (keys × blocks per key)",
+        blocks,
+        current().max_streamed,
+        "use fewer or shorter keys (or raise limits::Limits::max_streamed)",
+    )
+}
+
+/// md5 blocks (64 bytes each, after 9 bytes of padding) to hash `bytes`
+/// bytes: the cost of one md5 relative to a short key's.
+pub(crate) fn md5_blocks(bytes: usize) -> u128 {
+    (bytes as u128 + 9).div_ceil(64)
+}
+
 /// `a × b` without overflow (saturating at `u128::MAX`).
 pub(crate) fn product(a: usize, b: usize) -> u128 {
     (a as u128).saturating_mul(b as u128)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn md5_blocks_follow_padding() {
+        // md5 pads with 1 byte 0x80 and an 8-byte length: 55 bytes fit one
+        // 64-byte block, 56 need two (RFC 1321 §3.1–3.2).
+        assert_eq!(md5_blocks(0), 1);
+        assert_eq!(md5_blocks(55), 1);
+        assert_eq!(md5_blocks(56), 2);
+        assert_eq!(md5_blocks(119), 2);
+        assert_eq!(md5_blocks(120), 3);
+    }
+
+    #[test]
+    fn defaults_are_the_constants() {
+        let d = Limits::default();
+        assert_eq!((d.max_nodes, d.max_keys, d.max_shards), (4096, 20_000_000, 10_000_000));
+        assert_eq!(Limits::default().with_max_nodes(20_000).max_nodes, 20_000);
+    }
 }

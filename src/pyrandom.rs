@@ -141,14 +141,21 @@ impl PyRandom {
         if n == 0 {
             return Err(Error::Invalid("randbelow(0): the range 0..0 is empty; use n ≥ 1".into()));
         }
-        Ok(self.below(n))
+        Ok(self.below(u64::from(n)) as u32)
     }
 
-    /// `randbelow` for `n ≥ 1`.
-    fn below(&mut self, n: u32) -> u32 {
-        let k = 32 - n.leading_zeros();
+    /// `randbelow` for `n ≥ 1`: `getrandbits(n.bit_length())` until below
+    /// `n`, as CPython's `_randbelow_with_getrandbits` (above 32 bits the
+    /// draw takes two outputs, as [`getrandbits`](PyRandom::getrandbits)).
+    fn below(&mut self, n: u64) -> u64 {
+        let k = 64 - n.leading_zeros();
         loop {
-            let r = self.bits(k);
+            let r = if k <= 32 {
+                u64::from(self.bits(k))
+            } else {
+                let low = u64::from(self.next_u32());
+                low | u64::from(self.bits(k - 32)) << 32
+            };
             if r < n {
                 return r;
             }
@@ -156,11 +163,30 @@ impl PyRandom {
     }
 
     /// Python's `shuffle(x)`: for `i` from `len − 1` down to 1, swap `x[i]`
-    /// with `x[randbelow(i + 1)]`.
+    /// with `x[randbelow(i + 1)]`. Slices longer than 2^32 draw 33 bits or
+    /// more per swap, as Python does for such lists.
     pub fn shuffle<T>(&mut self, x: &mut [T]) {
         for i in (1..x.len()).rev() {
-            let j = self.below(i as u32 + 1) as usize;
+            // i < usize::MAX ≤ u64::MAX, so i + 1 fits; j ≤ i fits usize
+            let j = self.below(i as u64 + 1) as usize;
             x.swap(i, j);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn randbelow_above_32_bits_is_pythons() {
+        // python3: r = random.Random(42); [r._randbelow(2**33 + 5) for _ in range(4)]
+        let mut r = PyRandom::new(42);
+        let got: Vec<u64> = (0..4).map(|_| r.below((1 << 33) + 5)).collect();
+        assert_eq!(got, [2_746_317_213, 1_181_241_943, 958_682_846, 3_163_119_785]);
+        // python3: r = random.Random(7); [r._randbelow(2**40) for _ in range(3)]
+        let mut r = PyRandom::new(7);
+        let got: Vec<u64> = (0..3).map(|_| r.below(1 << 40)).collect();
+        assert_eq!(got, [868_231_286_071, 105_874_957_392, 208_460_025_899]);
     }
 }

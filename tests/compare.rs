@@ -87,7 +87,7 @@ fn modulo_churns_and_maglev_churns_a_little() {
 fn bounded_loads_respect_the_bound() {
     let c = comparison();
     let b = c.row(Scheme::Bounded).unwrap();
-    let cap = Bounded::named(numbered(11))
+    let cap = Bounded::named(numbered(11).unwrap())
         .and_then(|b| b.with_vnodes(150))
         .and_then(|b| b.with_epsilon(0.25))
         .unwrap()
@@ -111,7 +111,7 @@ fn memory_estimates_follow_the_structure_sizes() {
     assert_eq!(mem(Scheme::Maglev), 65_537 * 4 + 11 * 8);
     assert_eq!(mem(Scheme::Ketama), 11 * 160 * 8);
     assert_eq!(mem(Scheme::Jump), 8);
-    let ring32 = reshard::Ring::named(numbered(11)).and_then(|r| r.with_vnodes(150)).unwrap();
+    let ring32 = reshard::Ring::named(numbered(11).unwrap()).and_then(|r| r.with_vnodes(150)).unwrap();
     assert_eq!(ring32.memory_bytes(HashWidth::Bits32), 11 * 150 * 8);
 }
 

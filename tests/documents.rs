@@ -133,8 +133,8 @@ fn doc000_sweep_row_is_a_salted_ring() {
     let s = ArrangementSweep::run(keys, &letters("ABC"), &letters("ABCD"), 1, 30).unwrap();
     for (i, row) in s.rows().iter().enumerate().step_by(7) {
         let salt = format!("{i}:");
-        let old = Ring::named(letters("ABC")).and_then(|r| r.with_vnodes(1)).map(|r| r.with_salt(&salt)).unwrap();
-        let new = Ring::named(letters("ABCD")).and_then(|r| r.with_vnodes(1)).map(|r| r.with_salt(&salt)).unwrap();
+        let old = Ring::named(letters("ABC")).and_then(|r| r.with_vnodes(1)).and_then(|r| r.with_salt(&salt)).unwrap();
+        let new = Ring::named(letters("ABCD")).and_then(|r| r.with_vnodes(1)).and_then(|r| r.with_salt(&salt)).unwrap();
         let m = Movement::measure(keys, &old, &new).unwrap();
         let l = LoadReport::measure(keys, &new).unwrap();
         assert_eq!(row.salt, salt);
@@ -147,7 +147,7 @@ fn doc000_sweep_row_is_a_salted_ring() {
 #[test]
 fn doc000_ten_to_eleven_sweeps() {
     let keys = users_100k();
-    let (s10, s11) = (prefixed("S", 10), prefixed("S", 11));
+    let (s10, s11) = (prefixed("S", 10).unwrap(), prefixed("S", 11).unwrap());
     assert_eq!(s11.last().map(String::as_str), Some("S10"));
     for (v, lo, hi, mean) in [
         (150, "8.0%", "11.5%", Some("9.1%")),
@@ -256,7 +256,7 @@ fn doc004_doubling_moves_half_not_a_twentieth() {
     // Fixed shards doubled: exactly the new nodes' fair share, 500 of 1000
     // shards, and nothing between old nodes.
     let ten = FixedShards::new(10).and_then(|f| f.with_shards(1000)).unwrap();
-    let twenty = ten.rebalance_to(numbered(20)).unwrap();
+    let twenty = ten.rebalance_to(numbered(20).unwrap()).unwrap();
     assert_eq!(ten.moved_shards(&twenty).len(), 500);
     assert_eq!(twenty.shard_counts(), [50; 20]);
     let f = Movement::measure(keys, &ten, &twenty).unwrap();

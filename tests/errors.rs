@@ -20,8 +20,8 @@ fn zero_nodes() {
         hint,
     );
     expect_err(
-        "Ring::named([]).and_then(|r| r.with_vnodes(1)).map(|r| r.with_salt(s))",
-        || Ring::named(Vec::<&str>::new()).and_then(|r| r.with_vnodes(1)).map(|r| r.with_salt("0:")),
+        "Ring::named([]).and_then(|r| r.with_vnodes(1)).and_then(|r| r.with_salt(s))",
+        || Ring::named(Vec::<&str>::new()).and_then(|r| r.with_vnodes(1)).and_then(|r| r.with_salt("0:")),
         |e| *e == Error::NoNodes,
         hint,
     );
@@ -81,7 +81,7 @@ fn zero_vnodes() {
     );
     expect_err(
         "Ring::salted(ABC, 0)",
-        || Ring::named(letters("ABC")).and_then(|r| r.with_vnodes(0)).map(|r| r.with_salt("1:")),
+        || Ring::named(letters("ABC")).and_then(|r| r.with_vnodes(0)).and_then(|r| r.with_salt("1:")),
         |e| *e == Error::ZeroVnodes,
         "at least 1 point",
     );
@@ -137,7 +137,7 @@ fn duplicate_node_names() {
     expect_err("Ring dup", || Ring::named(["A", "B", "A"]).and_then(|r| r.with_vnodes(150)), is_a, hint);
     expect_err(
         "Ring salted dup",
-        || Ring::named(letters("ABA")).and_then(|r| r.with_vnodes(1)).map(|r| r.with_salt("3:")),
+        || Ring::named(letters("ABA")).and_then(|r| r.with_vnodes(1)).and_then(|r| r.with_salt("3:")),
         is_a,
         hint,
     );
@@ -339,7 +339,7 @@ fn other_invalid_parameters() {
 /// arguments now refuse them with a typed error.
 #[test]
 fn no_panics_from_arguments() {
-    let names = |n: usize| numbered(n);
+    let names = |n: usize| numbered(n).unwrap();
     expect_err(
         "from_assignments lengths",
         || Movement::from_assignments(&names(2), &[0, 1, 0], &names(2), &[0, 1]),

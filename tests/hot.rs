@@ -65,8 +65,8 @@ fn zipf_frequencies_match_the_exact_law() {
 
 #[test]
 fn workload_refuses_bad_parameters() {
-    assert!(matches!(Workload::zipf(10, -1.0, 10, 1), Err(Error::Invalid(_))));
-    assert!(matches!(Workload::zipf(10, f64::NAN, 10, 1), Err(Error::Invalid(_))));
+    assert!(matches!(Workload::zipf(10, -1.0, 10, 1), Err(Error::BadNumber { .. })));
+    assert!(matches!(Workload::zipf(10, f64::NAN, 10, 1), Err(Error::BadNumber { .. })));
     assert!(matches!(Workload::zipf(0, 1.0, 10, 1), Err(Error::NoKeys)));
     assert!(matches!(Workload::zipf(10, 1.0, 0, 1), Err(Error::Invalid(_))));
     assert!(matches!(Workload::zipf(10, 1.0, 1 << 40, 1), Err(Error::TooLarge { .. })));
@@ -233,5 +233,8 @@ fn hot_entry_points_refuse_bad_parameters() {
     assert!(matches!(NodeFailure::measure(&keys, &w, &hrw, "x"), Err(Error::UnknownNode(_))));
     assert!(matches!(FailureSweep::run(&keys, &w, 10, "3", &[1], 0), Err(Error::Invalid(_))));
     assert!(matches!(FailureSweep::run(&keys, &w, 10, "3", &[1; 1000], 5000), Err(Error::TooLarge { .. })));
-    assert!(matches!(RequestBounds::run(&keys, &w, 10, 10, &[0.0], "10"), Err(Error::Invalid(_))));
+    assert!(matches!(
+        RequestBounds::run(&keys, &w, 10, 10, &[0.0], "10"),
+        Err(Error::BadNumber { what: "epsilon", .. })
+    ));
 }

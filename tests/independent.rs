@@ -275,15 +275,15 @@ fn ring_matches_brute_force() {
             (letters("ABC"), 1, ""),
             (letters("ABCD"), 1, "3:"),
             (letters("DCBA"), 2, ""),
-            (prefixed("S", 11), 5, "17:"),
-            (prefixed("node-", 4), 17, "x"),
+            (prefixed("S", 11).unwrap(), 5, "17:"),
+            (prefixed("node-", 4).unwrap(), 17, "x"),
             (vec!["only".into()], 3, ""),
             (vec!["only".into()], 1, "0:"),
-            (numbered(7), 150, "29:"),
+            (numbered(7).unwrap(), 150, "29:"),
         ];
         for (nodes, vnodes, salt) in configs {
             let ring =
-                Ring::named(nodes.clone()).and_then(|r| r.with_vnodes(vnodes)).map(|r| r.with_salt(salt)).unwrap();
+                Ring::named(nodes.clone()).and_then(|r| r.with_vnodes(vnodes)).and_then(|r| r.with_salt(salt)).unwrap();
             let brute = BruteRing::new(&nodes, vnodes, salt, width);
             // the points in ring order
             let pts = ring.points(width);
@@ -297,12 +297,12 @@ fn ring_matches_brute_force() {
                 let want = brute.owner(keys.hashes()[i]);
                 assert_eq!(assigned[i], want, "{width} {nodes:?} v={vnodes} salt={salt:?} key {key}");
                 assert_eq!(ring.owner(Key::new(&key, width)), want);
-                assert_eq!(nodes[ring.locate(Key { bytes: &[], hash: keys.hashes()[i], width }) as usize], want);
+                assert_eq!(nodes[ring.locate(Key::from_hash(keys.hashes()[i], width)) as usize], want);
             }
             // boundary hashes: 0, a point's own hash, one past it, the top
             for p in pts.iter().take(5) {
                 for h in [p.hash, p.hash.saturating_sub(1), p.hash + 1] {
-                    assert_eq!(nodes[ring.locate(Key { bytes: &[], hash: h, width }) as usize], brute.owner(h));
+                    assert_eq!(nodes[ring.locate(Key::from_hash(h, width)) as usize], brute.owner(h));
                 }
             }
             let top = match width {
@@ -310,7 +310,7 @@ fn ring_matches_brute_force() {
                 HashWidth::Bits128 => u128::MAX,
             };
             for h in [0, top] {
-                assert_eq!(nodes[ring.locate(Key { bytes: &[], hash: h, width }) as usize], brute.owner(h));
+                assert_eq!(nodes[ring.locate(Key::from_hash(h, width)) as usize], brute.owner(h));
             }
             // arcs add up to the circle
             let total: f64 = ring.arc_shares(width).iter().sum();
@@ -385,7 +385,7 @@ fn ring_128bit_loads_match_python() {
         ("xyz", 1, "", &[6135, 2095, 1770]),
     ];
     for (nodes, v, salt, want) in cases {
-        let ring = Ring::named(letters(nodes)).and_then(|r| r.with_vnodes(v)).map(|r| r.with_salt(salt)).unwrap();
+        let ring = Ring::named(letters(nodes)).and_then(|r| r.with_vnodes(v)).and_then(|r| r.with_salt(salt)).unwrap();
         assert_eq!(LoadReport::measure(&keys, &ring).unwrap().counts(), want, "{nodes} v={v} salt={salt:?}");
     }
 }
@@ -412,7 +412,13 @@ fn rendezvous_matches_brute_force() {
     for width in [HashWidth::Bits32, HashWidth::Bits128] {
         for keyset in [KeySet::plain(2000), KeySet::new("user:", 1000)] {
             let keys = keyset.hashed(width).unwrap();
-            for nodes in [numbered(1), numbered(3), numbered(11), letters("QWERTY"), prefixed("db-", 6)] {
+            for nodes in [
+                numbered(1).unwrap(),
+                numbered(3).unwrap(),
+                numbered(11).unwrap(),
+                letters("QWERTY"),
+                prefixed("db-", 6).unwrap(),
+            ] {
                 let r = Rendezvous::named(nodes.clone()).unwrap();
                 let owners = r.assign(&keys);
                 for (i, key) in keyset.iter().enumerate() {
@@ -470,8 +476,8 @@ fn rendezvous_tie_goes_to_the_lowest_id() {
 fn rendezvous_assign_pair_equals_two_assigns() {
     let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
     let pairs: Vec<(Vec<String>, Vec<String>)> = vec![
-        (numbered(10), numbered(11)),
-        (numbered(11), numbered(10)),
+        (numbered(10).unwrap(), numbered(11).unwrap()),
+        (numbered(11).unwrap(), numbered(10).unwrap()),
         (s(&["a", "b", "c", "d"]), s(&["d", "c", "b", "a"])),
         (s(&["a", "b", "c", "d"]), s(&["a", "c", "e"])),
         (s(&["a"]), s(&["x", "y", "z"])),
@@ -585,10 +591,14 @@ fn movement_invariants_on_random_configs() {
             // ring: growth moves only to the new node, removal only from the removed one
             let vnodes = [1, 2, 10, 150][rng.below(4) as usize];
             let salt = format!("{}:", rng.below(30));
-            let before =
-                Ring::named(nodes.clone()).and_then(|r| r.with_vnodes(vnodes)).map(|r| r.with_salt(&salt)).unwrap();
-            let after =
-                Ring::named(grown.clone()).and_then(|r| r.with_vnodes(vnodes)).map(|r| r.with_salt(&salt)).unwrap();
+            let before = Ring::named(nodes.clone())
+                .and_then(|r| r.with_vnodes(vnodes))
+                .and_then(|r| r.with_salt(&salt))
+                .unwrap();
+            let after = Ring::named(grown.clone())
+                .and_then(|r| r.with_vnodes(vnodes))
+                .and_then(|r| r.with_salt(&salt))
+                .unwrap();
             let m = Movement::measure(&keys, &before, &after).unwrap();
             check_movement_consistent(&m, total);
             assert_eq!(m.between_kept(), 0, "ring growth {nodes:?} v={vnodes}");
@@ -596,8 +606,10 @@ fn movement_invariants_on_random_configs() {
             if shrunk.is_empty() {
                 continue;
             }
-            let after =
-                Ring::named(shrunk.clone()).and_then(|r| r.with_vnodes(vnodes)).map(|r| r.with_salt(&salt)).unwrap();
+            let after = Ring::named(shrunk.clone())
+                .and_then(|r| r.with_vnodes(vnodes))
+                .and_then(|r| r.with_salt(&salt))
+                .unwrap();
             let m = Movement::measure(&keys, &before, &after).unwrap();
             check_movement_consistent(&m, total);
             assert_eq!(m.from_removed(), m.moved(), "ring removal");
@@ -766,7 +778,7 @@ fn equal_weights_are_plain_rendezvous() {
     for width in [HashWidth::Bits32, HashWidth::Bits128] {
         let keys = KeySet::plain(20_000).hashed(width).unwrap();
         let plain = Rendezvous::new(7).unwrap();
-        let weighted = Rendezvous::named(numbered(7)).and_then(|r| r.with_weights([2.5; 7])).unwrap();
+        let weighted = Rendezvous::named(numbered(7).unwrap()).and_then(|r| r.with_weights([2.5; 7])).unwrap();
         assert_eq!(plain.assign(&keys), weighted.assign(&keys), "{width}");
     }
 }

@@ -290,7 +290,7 @@ impl<'a> Sample<'a> {
     #[inline]
     fn key(&self, i: usize) -> Key<'_> {
         let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        Key { bytes: &self.bytes[start..self.ends[i]], hash: self.hashes[i], width: self.width }
+        Key::hashed(&self.bytes[start..self.ends[i]], self.hashes[i], self.width)
     }
 
     /// Nanoseconds per `locate`, single-threaded, after a short warm-up;
@@ -372,7 +372,7 @@ impl Comparison {
         limits::check_hint(
             "rendezvous scores (keys × nodes, two rendezvous rows)",
             limits::product(keys.len(), from.max(to) + 1).saturating_mul(2),
-            limits::MAX_HASHES,
+            limits::current().max_hashes,
             "use fewer keys or nodes",
         )?;
         let floor = floor_share(from, to);
@@ -444,7 +444,10 @@ impl Comparison {
 /// `p` (over nodes `"0"` … `"{from-1}"`) changed to `to` nodes one node at
 /// a time: nodes `"{from}"`, `"{from+1}"`, … join in order, or the last
 /// nodes leave, last first.
+///
+/// Fails at once when `to` is over the node limit.
 pub fn resized<P: Placement + Clone>(p: &P, from: usize, to: usize) -> Result<P> {
+    limits::check_nodes(to)?;
     let mut out = p.clone();
     for i in from..to {
         out = out.add_node(&i.to_string())?;

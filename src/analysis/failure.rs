@@ -165,7 +165,7 @@ impl FailureSweep {
         limits::check_hint(
             "key placements (keys × 2 × point counts × arrangements)",
             limits::product(keys.len(), 2 * vnode_counts.len()).saturating_mul(arrangements as u128),
-            limits::MAX_PLACEMENTS,
+            limits::current().max_placements,
             "use fewer keys, point counts or arrangements",
         )?;
         let mut rows = Vec::with_capacity(vnode_counts.len());
@@ -173,7 +173,7 @@ impl FailureSweep {
             let mut over = Vec::with_capacity(arrangements);
             let mut heir = 0.0;
             for a in 0..arrangements {
-                let ring = Ring::new(n)?.with_vnodes(v)?.with_salt(format!("{a}:"));
+                let ring = Ring::new(n)?.with_vnodes(v)?.with_salt(format!("{a}:"))?;
                 let f = NodeFailure::measure(keys, workload, &ring, failed)?;
                 over.push(f.worst_overload());
                 heir += f.biggest_heir_share();

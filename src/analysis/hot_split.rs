@@ -84,7 +84,7 @@ impl HotKeySplit {
         limits::check_hint(
             "sub-key lookups (hot keys × sum of ways)",
             limits::product(hot, ways.iter().sum()),
-            limits::MAX_HASHES,
+            limits::current().max_hashes,
             "split fewer keys or into fewer sub-keys",
         )?;
         let base = RequestLoad::measure(keys, workload, placement)?;

@@ -38,10 +38,28 @@ impl LoadReport {
     }
 
     /// A report from counts already made, one per node. Fails when the
-    /// lengths differ.
+    /// lengths differ, on no nodes, on a name given twice, on names over the
+    /// [`limits`](crate::limits), or when the counts add up to more than
+    /// `u64::MAX`.
+    ///
+    /// ```
+    /// use reshard::{Error, LoadReport};
+    /// let r = LoadReport::from_counts(vec!["A".into(), "B".into()], vec![3, 1])?;
+    /// assert_eq!(r.total(), 4);
+    /// let twice = LoadReport::from_counts(vec!["A".into(), "A".into()], vec![3, 1]);
+    /// assert_eq!(twice.unwrap_err(), Error::DuplicateNode("A".into()));
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn from_counts(nodes: Vec<String>, counts: Vec<u64>) -> Result<LoadReport> {
         if nodes.len() != counts.len() {
             return Err(Error::LengthMismatch { what: "counts for nodes", expected: nodes.len(), given: counts.len() });
+        }
+        let nodes = crate::schemes::check_names(nodes)?;
+        if counts.iter().try_fold(0u64, |a, &c| a.checked_add(c)).is_none() {
+            return Err(Error::Overflow {
+                what: "the sum of the counts (all keys)",
+                hint: "give counts that add up to at most 18,446,744,073,709,551,615",
+            });
         }
         Ok(LoadReport { nodes, counts })
     }
@@ -56,9 +74,10 @@ impl LoadReport {
         &self.counts
     }
 
-    /// Total keys.
+    /// Total keys (the counts add up within `u64`: every constructor
+    /// checks; saturating all the same).
     pub fn total(&self) -> u64 {
-        self.counts.iter().sum()
+        self.counts.iter().fold(0u64, |a, &c| a.saturating_add(c))
     }
 
     /// The fewest keys on one node.

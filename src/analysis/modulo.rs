@@ -101,8 +101,9 @@ pub fn keys_changing_shard(keys: &HashedKeys, a: usize, b: usize) -> Result<u64>
 /// Count, without storing any hash, the keys whose `hash % old` and
 /// `hash % new` differ: memory stays flat however many keys there are
 /// (used for the 100-million-key benchmark). Each key is hashed once, so
-/// at most [`limits::MAX_HASHES`] keys are accepted (about 20 s on two
-/// cores); more give [`Error::TooLarge`].
+/// the md5 work is limited by
+/// [`Limits::max_streamed`](crate::limits::Limits::max_streamed) (a billion
+/// short keys, about 2 minutes on two cores); more give [`Error::TooLarge`].
 ///
 /// ```
 /// use reshard::analysis::modulo::count_moved_streaming;
@@ -118,16 +119,7 @@ pub fn count_moved_streaming(keys: &KeySet, width: HashWidth, old: usize, new: u
     if old == 0 || new == 0 {
         return Err(Error::NoNodes);
     }
-    limits::check_hint(
-        "keys hashed (streamed)",
-        keys.len() as u128,
-        limits::MAX_HASHES,
-        "use fewer keys: one call hashes at most 200,000,000",
-    )?;
-    // Any number of short keys, but not keys whose length is the cost.
-    let long = keys.byte_len().saturating_sub(55 * keys.len() as u128);
-    let hint = "use shorter keys (a shorter prefix)";
-    limits::check_hint("bytes of long keys (past 55 each)", long, limits::MAX_HASHED_BYTES, hint)?;
+    limits::check_streamed(keys.len(), keys.byte_len())?;
     const BLOCK: usize = 1 << 16;
     let blocks = keys.len().div_ceil(BLOCK);
     let (o, n) = (old as u128, new as u128);
@@ -168,7 +160,7 @@ mod tests {
 
     #[test]
     fn streaming_refuses_more_keys_than_the_limit() {
-        let keys = KeySet::plain(limits::MAX_HASHES as usize + 1);
+        let keys = KeySet::plain(limits::MAX_STREAMED as usize + 1);
         let err = count_moved_streaming(&keys, HashWidth::Bits32, 10, 11).unwrap_err();
         assert!(matches!(err, Error::TooLarge { .. }), "{err}");
     }

@@ -50,13 +50,14 @@ pub struct Movement {
 impl Movement {
     /// Place every key with `before` and with `after`, and count.
     ///
-    /// The old→new matrix is dense, so at most [`limits::MAX_NODES`]
-    /// distinct node names may take part.
+    /// The old→new matrix is dense, so at most
+    /// [`Limits::max_nodes`](limits::Limits::max_nodes) distinct node names
+    /// may take part.
     pub fn measure<P: Placement>(keys: &HashedKeys, before: &P, after: &P) -> Result<Movement> {
         let mut names: Vec<&String> = before.nodes().iter().chain(after.nodes()).collect();
         names.sort_unstable();
         names.dedup();
-        limits::check_hint("distinct nodes", names.len() as u128, limits::MAX_NODES, "use fewer nodes")?;
+        limits::check_hint("distinct nodes", names.len() as u128, limits::current().max_nodes, "use fewer nodes")?;
         before.check_cost(keys)?;
         after.check_cost(keys)?;
         let (a, b) = before.assign_pair(after, keys);
@@ -65,7 +66,19 @@ impl Movement {
 
     /// Count from two assignments already made (`a[i]` indexes
     /// `before_nodes`, `b[i]` indexes `after_nodes`). Fails when the two
-    /// have different lengths or name a node index out of range.
+    /// have different lengths or name a node index out of range, when
+    /// either list of names is empty or names a node twice, or when more
+    /// distinct names than [`Limits::max_nodes`](limits::Limits::max_nodes)
+    /// take part (checked before the matrix is allocated).
+    ///
+    /// ```
+    /// use reshard::{Error, Movement};
+    /// let ab = ["A".to_string(), "B".to_string()];
+    /// let m = Movement::from_assignments(&ab, &[0, 1, 1], &ab[..1], &[0, 0, 0])?;
+    /// assert_eq!(m.moved(), 2);
+    /// assert_eq!(Movement::from_assignments(&[], &[], &[], &[]).unwrap_err(), Error::NoNodes);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn from_assignments(
         before_nodes: &[String],
         a: &[NodeId],
@@ -79,13 +92,27 @@ impl Movement {
                 given: b.len(),
             });
         }
+        // count and bytes first, then distinct: nothing is copied before
+        limits::check_names(before_nodes)?;
+        limits::check_names(after_nodes)?;
+        let before_nodes = crate::schemes::check_names(before_nodes.iter().map(String::as_str))?;
+        let after_nodes = crate::schemes::check_names(after_nodes.iter().map(String::as_str))?;
         crate::schemes::check_table(a, before_nodes.len())?;
         crate::schemes::check_table(b, after_nodes.len())?;
-        let mut nodes: Vec<String> = before_nodes.to_vec();
+        let index: std::collections::HashMap<&str, usize> =
+            before_nodes.iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
+        let added = after_nodes.iter().filter(|n| !index.contains_key(n.as_str())).count();
+        limits::check_hint(
+            "distinct nodes",
+            (before_nodes.len() + added) as u128,
+            limits::current().max_nodes,
+            "use fewer nodes",
+        )?;
+        let mut nodes: Vec<String> = before_nodes.clone();
         let after_map: Vec<usize> = after_nodes
             .iter()
-            .map(|n| match nodes.iter().position(|m| m == n) {
-                Some(i) => i,
+            .map(|n| match index.get(n.as_str()) {
+                Some(&i) => i,
                 None => {
                     nodes.push(n.clone());
                     nodes.len() - 1

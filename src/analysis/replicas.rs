@@ -64,7 +64,7 @@ impl CopyMovement {
         limits::check_hint(
             "replica placements (keys × rf × 2 × schemes)",
             limits::product(keys.len(), rf).saturating_mul(2 * schemes.len() as u128),
-            limits::MAX_PLACEMENTS,
+            limits::current().max_placements,
             "use fewer keys, schemes or copies",
         )?;
         let mut rows = Vec::with_capacity(schemes.len());

@@ -64,7 +64,7 @@ impl RequestBounds {
         limits::check_hint(
             "key placements (keys × 2 × (ε values + 1))",
             limits::product(keys.len(), 2 * (epsilons.len() + 1)),
-            limits::MAX_PLACEMENTS,
+            limits::current().max_placements,
             "use fewer keys or fewer ε values",
         )?;
         let ring = Ring::new(n)?.with_vnodes(vnodes)?;

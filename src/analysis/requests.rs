@@ -152,7 +152,7 @@ impl LoadUnderSkew {
         limits::check_hint(
             "key placements (keys × schemes)",
             limits::product(keys.len(), schemes.len()),
-            limits::MAX_PLACEMENTS,
+            limits::current().max_placements,
             "use fewer keys or fewer schemes",
         )?;
         let mut rows = Vec::with_capacity(schemes.len());

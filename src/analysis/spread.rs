@@ -153,13 +153,13 @@ impl LoadSpread {
         limits::check_hint(
             "ring points hashed (nodes × points per node, over every k and arrangement)",
             points.saturating_mul(arrangements as u128),
-            limits::MAX_HASHES,
+            limits::current().max_hashes,
             "use fewer arrangements, nodes or points per node",
         )?;
         limits::check_hint(
             "key placements (keys × k values × arrangements)",
             limits::product(keys.len(), k_values.len()).saturating_mul(arrangements as u128),
-            limits::MAX_PLACEMENTS,
+            limits::current().max_placements,
             "use fewer keys, k values or arrangements",
         )?;
         let width = keys.width();
@@ -169,7 +169,7 @@ impl LoadSpread {
             let vars = (0..arrangements)
                 .into_par_iter()
                 .map(|s| -> Result<(f64, f64)> {
-                    let ring = Ring::new(nodes)?.with_vnodes(k)?.with_salt(salt(s));
+                    let ring = Ring::new(nodes)?.with_vnodes(k)?.with_salt(salt(s))?;
                     let space = relative_variance(ring.arc_shares(width).into_iter());
                     let load = LoadReport::measure(keys, &ring)?;
                     Ok((space, load.relative_std_dev().powi(2)))

@@ -81,13 +81,13 @@ impl ArrangementSweep {
         limits::check_hint(
             "key placements (keys × arrangements × 2 rings)",
             limits::product(keys, count).saturating_mul(2),
-            limits::MAX_PLACEMENTS,
+            limits::current().max_placements,
             "use fewer keys or fewer arrangements",
         )?;
         limits::check_hint(
             "ring points hashed (nodes before and after × vnodes × arrangements)",
             limits::product(old + new, vnodes).saturating_mul(count as u128),
-            limits::MAX_HASHES,
+            limits::current().max_hashes,
             "use fewer arrangements, nodes or points per node",
         )
     }
@@ -146,6 +146,16 @@ impl ArrangementSweep {
         salts: Vec<String>,
     ) -> Result<Self> {
         check_sweep(keys, old_nodes, new_nodes, vnodes, salts.len())?;
+        // hashing the points costs more with long salts or names
+        let longest = old_nodes.iter().chain(new_nodes).map(String::len).max().unwrap_or(0);
+        let blocks: u128 =
+            salts.iter().map(|s| limits::md5_blocks(s.len().saturating_add(longest).saturating_add(21))).sum();
+        limits::check_hint(
+            "md5 blocks to hash the rings' points (points × blocks, every salt)",
+            limits::product(old_nodes.len() + new_nodes.len(), vnodes).saturating_mul(blocks),
+            limits::current().max_hashes,
+            "use shorter salts or names, fewer salts, or fewer points",
+        )?;
         // the same checks a ring makes, before the parallel part
         Ring::named(old_nodes.iter().cloned())?.with_vnodes(vnodes)?;
         Ring::named(new_nodes.iter().cloned())?.with_vnodes(vnodes)?;
@@ -358,7 +368,7 @@ impl ModuloSweep {
         limits::check_hint(
             "key placements (keys × node-count pairs)",
             limits::product(keys, pairs),
-            limits::MAX_PLACEMENTS,
+            limits::current().max_placements,
             "use fewer keys or fewer pairs",
         )
     }

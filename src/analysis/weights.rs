@@ -69,7 +69,7 @@ impl WeightedShares {
     ///
     /// [`Error::BadWeight`]: crate::Error::BadWeight
     pub fn measure(keys: &HashedKeys, weights: &[u32]) -> Result<Self> {
-        let names = numbered(weights.len());
+        let names = numbered(weights.len())?;
         let rendezvous = Rendezvous::named(names.clone())?.with_weights(weights.iter().map(|&w| f64::from(w)))?;
         let ketama = Ketama::named(names.clone())?.with_weights(weights.iter().copied())?;
         let shares = |l: LoadReport| -> Vec<f64> {
@@ -157,7 +157,7 @@ mod tests {
     fn shares_are_the_load_reports_by_hand() {
         let keys = KeySet::plain(3000).hashed(HashWidth::Bits128).unwrap();
         let w = WeightedShares::measure(&keys, &[2, 1, 5]).unwrap();
-        let names = numbered(3);
+        let names = numbered(3).unwrap();
         let hrw = Rendezvous::named(names.clone()).unwrap().with_weights([2.0, 1.0, 5.0]).unwrap();
         let ket = Ketama::named(names).unwrap().with_weights([2, 1, 5]).unwrap();
         let (mut a, mut b) = ([0u64; 3], [0u64; 3]);

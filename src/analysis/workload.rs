@@ -12,13 +12,21 @@
 //! hashes are unrelated to their numbers, so the hot keys land wherever
 //! the placement puts them.
 //!
-//! The draws come from [`rand_distr::Zipf`] driven by
-//! [`rand_chacha::ChaCha8Rng`] seeded with [`SeedableRng::seed_from_u64`]:
-//! ChaCha's output is specified bit for bit, and `rand_distr` is built
-//! without `std_math`, so its `powf`/`ln`/`exp` are the pure-Rust `libm`
-//! ones (as long as nothing else in the build turns on `num-traits/std`):
-//! the same seed gives the same stream on every platform. `tests/hot.rs`
-//! pins the first draws.
+//! The draws are portable. The uniform numbers come from
+//! [`rand_chacha::ChaCha8Rng`] seeded with [`SeedableRng::seed_from_u64`]
+//! (ChaCha's output is specified bit for bit; a uniform float is the top 53
+//! bits of a 64-bit output, exact). The Zipf draw from them is the rejection
+//! sampler of `rand_distr::Zipf` 0.5 (Jason Crease's inversion of the
+//! continuous Zipf law, accepted with the ratio of the discrete to the
+//! continuous density), written out here on the pure-Rust [`libm`] crate's
+//! `pow`, `log` and `exp`. `rand_distr`'s own copy is not used: it takes its
+//! float functions from `num-traits`, which are the platform's C library's
+//! whenever anything in the build turns on `num-traits/std` (plotters does),
+//! and a C library's `pow` may differ from another's in the last bit, which
+//! can flip an accept/reject and shift every draw after it. `libm`'s are the
+//! same code everywhere, so the same seed gives the same stream on every
+//! platform. `tests/hot.rs` pins the first draws; the unit tests here pin
+//! the sampler's arithmetic against python3's.
 //!
 //! ```
 //! use reshard::analysis::workload::{zipf_probabilities, Workload};
@@ -32,9 +40,8 @@
 //! ```
 
 use crate::{limits, Error, Result};
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use rand_distr::{Distribution, Zipf};
 
 /// The seed of the notebooks' workloads unless they say otherwise.
 pub const DEFAULT_SEED: u64 = 2026;
@@ -43,13 +50,73 @@ fn check(keys: usize, s: f64) -> Result<()> {
     if keys == 0 {
         return Err(Error::NoKeys);
     }
-    limits::check_hint("keys in a workload", keys as u128, limits::MAX_KEYS, "use fewer keys")?;
+    limits::check_hint("keys in a workload", keys as u128, limits::current().max_keys, "use fewer keys")?;
+    check_s(s)
+}
+
+fn check_s(s: f64) -> Result<()> {
     if !(s.is_finite() && s >= 0.0) {
-        return Err(Error::Invalid(format!(
-            "Zipf exponent s = {s} is not a finite number ≥ 0: use 0 for uniform requests, about 1 for a strong skew"
-        )));
+        return Err(Error::BadNumber {
+            what: "Zipf exponent s =",
+            value: s.to_string(),
+            expected: "a finite number ≥ 0",
+            hint: "use 0 for uniform requests, about 1 for a strong skew",
+        });
     }
     Ok(())
+}
+
+/// The Zipf law over ranks `1 ..= n` with exponent `s`, sampled by
+/// rejection from the continuous law (the algorithm of `rand_distr::Zipf`
+/// 0.5, on `libm`'s functions).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct ZipfLaw {
+    s: f64,
+    /// The continuous law's normalising total, `(n^(1−s) − s) / (1 − s)`,
+    /// or `1 + ln n` at `s = 1`.
+    t: f64,
+    /// `1 / (1 − s)` (unused at `s = 1`).
+    q: f64,
+}
+
+impl ZipfLaw {
+    /// `n ≥ 1`, `s ≥ 0` finite (checked by the caller).
+    fn new(n: f64, s: f64) -> ZipfLaw {
+        if s == 1.0 {
+            ZipfLaw { s, t: 1.0 + libm::log(n), q: 0.0 }
+        } else {
+            let q = 1.0 / (1.0 - s);
+            ZipfLaw { s, t: (libm::pow(n, 1.0 - s) - s) * q, q }
+        }
+    }
+
+    /// The continuous law's inverse distribution function at `p` in [0, 1).
+    fn inverse(&self, p: f64) -> f64 {
+        let pt = p * self.t;
+        if pt <= 1.0 {
+            pt
+        } else if self.s != 1.0 {
+            libm::pow(pt * (1.0 - self.s) + self.s, self.q)
+        } else {
+            libm::exp(pt - 1.0)
+        }
+    }
+
+    /// One rank in `1 ..= n` (as a float) from uniform draws: `next` is
+    /// called twice per attempt, first for the candidate, then to accept.
+    fn sample(&self, mut next: impl FnMut() -> f64) -> f64 {
+        loop {
+            let inv = self.inverse(next());
+            let x = libm::floor(inv + 1.0);
+            let mut ratio = libm::pow(x, -self.s);
+            if x > 1.0 {
+                ratio *= libm::pow(inv, self.s);
+            }
+            if next() < ratio {
+                return x;
+            }
+        }
+    }
 }
 
 /// The endless request stream: each item is the index of the requested
@@ -57,7 +124,7 @@ fn check(keys: usize, s: f64) -> Result<()> {
 #[derive(Debug, Clone)]
 pub struct ZipfStream {
     rng: ChaCha8Rng,
-    zipf: Zipf<f64>,
+    zipf: ZipfLaw,
     keys: usize,
 }
 
@@ -73,8 +140,7 @@ impl ZipfStream {
     /// ```
     pub fn new(keys: usize, s: f64, seed: u64) -> Result<ZipfStream> {
         check(keys, s)?;
-        let zipf = Zipf::new(keys as f64, s).map_err(|e| Error::Invalid(format!("Zipf({keys}, {s}): {e}")))?;
-        Ok(ZipfStream { rng: ChaCha8Rng::seed_from_u64(seed), zipf, keys })
+        Ok(ZipfStream { rng: ChaCha8Rng::seed_from_u64(seed), zipf: ZipfLaw::new(keys as f64, s), keys })
     }
 }
 
@@ -91,7 +157,9 @@ impl ZipfStream {
     /// One draw (the same as `next()`, without the `Option`).
     #[inline]
     pub fn draw(&mut self) -> usize {
-        let x: f64 = self.zipf.sample(&mut self.rng);
+        let rng = &mut self.rng;
+        // rand's StandardUniform f64: the top 53 bits of a u64, times 2^−53
+        let x = self.zipf.sample(|| rng.random::<f64>());
         // x is an integer in [1, keys]; clamp guards the float edge
         (x as usize).clamp(1, self.keys) - 1
     }
@@ -101,7 +169,7 @@ impl ZipfStream {
 /// as [`ZipfStream::new`] does.
 pub fn zipf_probabilities(keys: usize, s: f64) -> Result<Vec<f64>> {
     check(keys, s)?;
-    let w: Vec<f64> = (1..=keys).map(|r| (r as f64).powf(-s)).collect();
+    let w: Vec<f64> = (1..=keys).map(|r| libm::pow(r as f64, -s)).collect();
     // sum the small terms first
     let h: f64 = w.iter().rev().sum();
     Ok(w.into_iter().map(|x| x / h).collect())
@@ -121,13 +189,18 @@ impl Workload {
     /// `seed`, and count them per key.
     ///
     /// Fails as [`ZipfStream::new`] does, on 0 requests, or on more than
-    /// [`limits::MAX_REQUESTS`].
+    /// [`Limits::max_requests`](limits::Limits::max_requests).
     pub fn zipf(keys: usize, s: f64, requests: u64, seed: u64) -> Result<Workload> {
         let mut stream = ZipfStream::new(keys, s, seed)?;
         if requests == 0 {
             return Err(Error::Invalid("0 requests: draw at least 1 (a million is plenty for 10 nodes)".into()));
         }
-        limits::check_hint("requests drawn", u128::from(requests), limits::MAX_REQUESTS, "draw fewer requests")?;
+        limits::check_hint(
+            "requests drawn",
+            u128::from(requests),
+            limits::current().max_requests,
+            "draw fewer requests",
+        )?;
         let mut counts = vec![0u64; keys];
         for _ in 0..requests {
             counts[stream.draw()] += 1;
@@ -136,12 +209,26 @@ impl Workload {
     }
 
     /// A workload from counts already made, one per key (`s` is recorded as
-    /// given). Fails on no keys.
+    /// given). Fails on no keys, more keys than
+    /// [`Limits::max_keys`](limits::Limits::max_keys), no requests at all, a
+    /// total over `u64::MAX`, or an `s` that is negative or not finite.
+    ///
+    /// ```
+    /// use reshard::{Error, Workload};
+    /// assert_eq!(Workload::from_counts(vec![3, 1], 1.0, 0)?.requests(), 4);
+    /// let err = Workload::from_counts(vec![u64::MAX, 1], 1.0, 0).unwrap_err();
+    /// assert!(matches!(err, Error::Overflow { .. }));
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn from_counts(counts: Vec<u64>, s: f64, seed: u64) -> Result<Workload> {
-        if counts.is_empty() {
-            return Err(Error::NoKeys);
+        check(counts.len(), s)?;
+        let requests = counts.iter().try_fold(0u64, |a, &c| a.checked_add(c)).ok_or(Error::Overflow {
+            what: "the sum of the counts (all requests)",
+            hint: "give counts that add up to at most 18,446,744,073,709,551,615",
+        })?;
+        if requests == 0 {
+            return Err(Error::Invalid("every count is 0: a workload needs at least 1 request".into()));
         }
-        let requests = counts.iter().sum();
         Ok(Workload { s, seed, requests, counts })
     }
 
@@ -189,5 +276,42 @@ impl Workload {
     /// The hottest key's share of all requests.
     pub fn hottest_share(&self) -> f64 {
         self.hottest().1 as f64 / self.requests.max(1) as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ZipfLaw;
+
+    /// The sampler on fixed uniforms `(37k mod 97) / 97`, k = 1, 2, …,
+    /// against the same algorithm in python3 (`math.pow`, `math.log`,
+    /// `math.exp`): eight draws each, and the normaliser `t`.
+    #[test]
+    fn sampler_matches_python() {
+        let cases: [(f64, f64, f64, [u32; 8]); 5] = [
+            (1000.0, 1.1, 5.988127663727275, [4, 1, 350, 37, 6, 619, 57, 9]),
+            (100_000.0, 0.8, 45.99999999999998, [1487, 44, 64011, 16391, 2505, 120, 82417, 22784]),
+            (100_000.0, 1.0, 12.512925464970229, [44, 3, 31318, 1612, 83, 5, 59691, 3072]),
+            (10.0, 0.0, 10.0, [4, 2, 10, 7, 5, 2, 10, 8]),
+            (50.0, 2.5, 1.6647810485835024, [1, 1, 3, 2, 1, 1, 5, 2]),
+        ];
+        for (n, s, t, want) in cases {
+            let law = ZipfLaw::new(n, s);
+            assert!((law.t - t).abs() <= 4.0 * f64::EPSILON * t, "t({n}, {s}) = {} vs python {t}", law.t);
+            let mut us = (1..200u32).map(|k| f64::from(k * 37 % 97) / 97.0);
+            let got: Vec<u32> = (0..8).map(|_| law.sample(|| us.next().unwrap()) as u32).collect();
+            assert_eq!(got, want, "n = {n}, s = {s}");
+        }
+    }
+
+    /// libm's functions against python3's values (printed with repr, the
+    /// shortest string that reads back to the same double).
+    #[test]
+    fn libm_values() {
+        // python3: math.pow(100000, -0.2), math.log(100000), math.exp(2.5), math.pow(7.3, 1.1)
+        assert_eq!(libm::pow(100_000.0, -0.2), 0.09999999999999999);
+        assert_eq!(libm::log(100_000.0), 11.512925464970229);
+        assert_eq!(libm::exp(2.5), 12.182493960703473);
+        assert_eq!(libm::pow(7.3, 1.1), 8.905435164394056);
     }
 }

@@ -71,9 +71,12 @@ impl Bounded {
     /// finite number above 0.
     pub fn with_epsilon(self, epsilon: f64) -> Result<Self> {
         if !(epsilon.is_finite() && epsilon > 0.0) {
-            return Err(Error::Invalid(format!(
-                "epsilon {epsilon} is not a finite number above 0: use e.g. 0.25 (each node holds at most 1 + epsilon times the fair share)"
-            )));
+            return Err(Error::BadNumber {
+                what: "epsilon",
+                value: epsilon.to_string(),
+                expected: "a finite number above 0",
+                hint: "use e.g. 0.25 (each node holds at most 1 + epsilon times the fair share)",
+            });
         }
         Ok(Bounded { epsilon, ..self })
     }
@@ -94,22 +97,24 @@ impl Bounded {
     /// that ε = 0.01 (not exactly 0.01 in binary) still gives
     /// `⌈1.01 · 100000 / 4⌉ = 25250`, not 25251.
     pub fn capacity(&self, keys: usize) -> u64 {
-        self.bound(keys as f64)
+        u64::try_from(self.bound(keys as f64)).unwrap_or(u64::MAX)
     }
 
     /// The most requests one node may serve under
     /// [`assign_weighted`](Bounded::assign_weighted) when the keys carry
     /// `total` requests: `⌈(1 + ε) · total / n⌉`.
     pub fn weighted_capacity(&self, total: u64) -> u64 {
-        self.bound(total as f64)
+        u64::try_from(self.bound(total as f64)).unwrap_or(u64::MAX)
     }
 
-    fn bound(&self, total: f64) -> u64 {
+    /// `⌈(1 + ε) · total / n⌉`, at least 1, in `u128` (a total of requests
+    /// can pass `u64::MAX`; the cast from `f64` saturates).
+    fn bound(&self, total: f64) -> u128 {
         let x = (1.0 + self.epsilon) * total / self.ring.nodes().len() as f64;
         let near = x.round();
         let x = if (x - near).abs() <= 1e-12 * x { near } else { x };
         // Never 0: every node may take at least one key.
-        (x.ceil() as u64).max(1)
+        (x.ceil() as u128).max(1)
     }
 }
 
@@ -124,7 +129,9 @@ impl Bounded {
     /// hotter than the bound itself, say) goes to the least loaded node
     /// (the lowest id on ties): no placement can split one key.
     ///
-    /// Fails when the lengths differ.
+    /// Fails when the lengths differ, or when keys × ring points (the walk's
+    /// length at worst) is over
+    /// [`Limits::max_placements`](crate::limits::Limits::max_placements).
     ///
     /// ```
     /// use reshard::{Bounded, HashWidth, KeySet};
@@ -144,14 +151,23 @@ impl Bounded {
         if weights.len() != keys.len() {
             return Err(Error::LengthMismatch { what: "weights for keys", expected: keys.len(), given: weights.len() });
         }
-        let pts = self.ring.points(keys.width());
         let n = self.ring.nodes().len();
-        let cap = self.weighted_capacity(weights.iter().sum());
-        let mut load = vec![0u64; n];
+        crate::limits::check_hint(
+            "ring steps (keys × ring points, at worst)",
+            crate::limits::product(keys.len(), n.saturating_mul(self.ring.vnodes())),
+            crate::limits::current().max_placements,
+            "use fewer keys or fewer points per node",
+        )?;
+        let pts = self.ring.points(keys.width());
+        // in u128: the weights may add up past u64::MAX
+        let total: u128 = weights.iter().map(|&w| u128::from(w)).sum();
+        let cap = self.bound(total as f64);
+        let mut load = vec![0u128; n];
         // seen[node] == stamp: node already refused the current key
         let mut seen = vec![usize::MAX; n];
         let mut out = Vec::with_capacity(keys.len());
         for (i, (&h, &w)) in keys.hashes().iter().zip(weights).enumerate() {
+            let w = u128::from(w);
             let start = pts.partition_point(|p| p.hash < h);
             let mut refused = 0;
             let mut chosen = None;

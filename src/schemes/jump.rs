@@ -141,7 +141,7 @@ pub struct Jump {
 impl Jump {
     /// `n` buckets named `"0"` … `"{n-1}"`. Fails on `n == 0`.
     pub fn new(n: usize) -> Result<Self> {
-        Jump::named(numbered(n))
+        Jump::named(numbered(n)?)
     }
 
     /// Buckets `0 … n−1` named in this order. Fails on no names or a

@@ -21,7 +21,7 @@
 //!
 //! ```
 //! use reshard::{prefixed, HashWidth, Ketama, KeySet, LoadReport};
-//! let ring = Ketama::named(prefixed("server", 10))?;
+//! let ring = Ketama::named(prefixed("server", 10)?)?;
 //! assert_eq!(ring.points().len(), 1600);
 //! let keys = KeySet::new("foo", 100_000).hashed(HashWidth::Bits128)?;
 //! let load = LoadReport::measure(&keys, &ring)?;
@@ -73,7 +73,7 @@ pub struct Ketama {
 impl Ketama {
     /// `n` servers named `"0"` … `"{n-1}"`, all of weight 1 (160 points each).
     pub fn new(n: usize) -> Result<Self> {
-        Ketama::named(numbered(n))
+        Ketama::named(numbered(n)?)
     }
 
     /// Servers with these names, all of weight 1 (160 points each).
@@ -188,7 +188,7 @@ impl Locate for Ketama {
     fn locate(&self, key: Key<'_>) -> NodeId {
         let h = match key.width {
             HashWidth::Bits128 => from_md5(key.hash),
-            HashWidth::Bits32 => ketama_hash(key.bytes),
+            HashWidth::Bits32 => ketama_hash(&key.spelling()),
         };
         self.owner_of_hash(h)
     }

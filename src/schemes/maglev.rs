@@ -20,7 +20,7 @@
 //! ```
 //! use reshard::{prefixed, HashWidth, KeySet, Maglev, Movement, Placement};
 //! let keys = KeySet::plain(50_000).hashed(HashWidth::Bits128)?;
-//! let ten = Maglev::named(prefixed("B", 10))?;            // M = 65537
+//! let ten = Maglev::named(prefixed("B", 10)?)?;            // M = 65537
 //! assert!(ten.entry_counts().iter().all(|&c| c == 6553 || c == 6554));
 //! let nine = ten.remove_node("B3")?;
 //! let m = Movement::measure(&keys, &ten, &nine)?;
@@ -65,7 +65,7 @@ impl Maglev {
     /// `n` backends named `"0"` … `"{n-1}"` and a table of
     /// [`DEFAULT_TABLE_SIZE`] (65537) entries.
     pub fn new(n: usize) -> Result<Self> {
-        Maglev::named(numbered(n))
+        Maglev::named(numbered(n)?)
     }
 
     /// Backends with these names and a table of [`DEFAULT_TABLE_SIZE`]

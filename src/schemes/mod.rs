@@ -22,7 +22,7 @@
 //! let modulo = Modulo::new(3)?;
 //! let key = Key::new("user:0", width);
 //! assert!(["A", "B", "C"].contains(&ring.owner(key)));
-//! assert_eq!(modulo.owner(key), (key.hash % 3).to_string());
+//! assert_eq!(modulo.owner(key), (key.hash() % 3).to_string());
 //! let bigger = ring.add_node("D")?;
 //! assert_eq!(bigger.nodes(), ["A", "B", "C", "D"]);
 //! # Ok::<(), reshard::Error>(())
@@ -70,15 +70,18 @@ pub type NodeId = u32;
 
 /// One key as a placement sees it: its bytes and its md5 hash at the
 /// experiment's width (the width travels with the hash).
+///
+/// The fields are private so that the hash always belongs to the bytes:
+/// [`Key::new`] hashes them. [`Key::from_hash`] makes a key of a hash alone,
+/// for the schemes that read only the hash; a scheme that reads the bytes
+/// (rendezvous, slots, ketama, `std`'s hasher) must be given a key made by
+/// [`Key::new`] — see [`Key::has_bytes`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Key<'a> {
-    /// The key's bytes, e.g. `b"user:17"`.
-    pub bytes: &'a [u8],
-    /// md5 of the bytes at `width`.
-    pub hash: u128,
-    /// The width `hash` was reduced to; schemes that hash more (ring
-    /// points, rendezvous scores) use the same width.
-    pub width: HashWidth,
+    bytes: &'a [u8],
+    hash: u128,
+    width: HashWidth,
+    spelled: bool,
 }
 
 impl<'a> Key<'a> {
@@ -86,11 +89,68 @@ impl<'a> Key<'a> {
     ///
     /// ```
     /// use reshard::{HashWidth, Key};
-    /// assert_eq!(Key::new("user:0", HashWidth::Bits32).hash, 0x3f38_1411);
+    /// assert_eq!(Key::new("user:0", HashWidth::Bits32).hash(), 0x3f38_1411);
     /// ```
     pub fn new<K: AsRef<[u8]> + ?Sized>(key: &'a K, width: HashWidth) -> Self {
         let bytes = key.as_ref();
-        Key { bytes, hash: width.hash(bytes), width }
+        Key { bytes, hash: width.hash(bytes), width, spelled: true }
+    }
+
+    /// A key known only by its hash (reduced to `width`), for the schemes
+    /// that read only the hash ([`Locate::hash_only`]: modulo, the ring,
+    /// jump, fixed shards, Maglev, bounded loads). It has no bytes; a scheme
+    /// that reads the bytes gets the hash's 16 big-endian bytes instead, so
+    /// two different hashes never look like the same key.
+    ///
+    /// ```
+    /// use reshard::{HashWidth, Key, Locate, Modulo};
+    /// let k = Key::new("user:0", HashWidth::Bits32);
+    /// let h = Key::from_hash(k.hash(), HashWidth::Bits32);
+    /// assert!(!h.has_bytes());
+    /// assert_eq!(Modulo::new(7)?.locate(h), Modulo::new(7)?.locate(k));
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn from_hash(hash: u128, width: HashWidth) -> Key<'static> {
+        Key { bytes: &[], hash: width.reduce(hash), width, spelled: false }
+    }
+
+    /// The key's bytes, e.g. `b"user:17"` (empty for a key made by
+    /// [`Key::from_hash`]).
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+
+    /// md5 of the bytes at [`width`](Key::width).
+    pub fn hash(&self) -> u128 {
+        self.hash
+    }
+
+    /// The width the hash was reduced to; schemes that hash more (ring
+    /// points, rendezvous scores) use the same width.
+    pub fn width(&self) -> HashWidth {
+        self.width
+    }
+
+    /// True for a key made by [`Key::new`] (its bytes are known), false for
+    /// one made by [`Key::from_hash`].
+    pub fn has_bytes(&self) -> bool {
+        self.spelled
+    }
+
+    /// What a scheme that reads key bytes hashes: the bytes, or for a key
+    /// made from its hash alone the hash's 16 big-endian bytes.
+    pub(crate) fn spelling(&self) -> std::borrow::Cow<'a, [u8]> {
+        if self.spelled {
+            std::borrow::Cow::Borrowed(self.bytes)
+        } else {
+            std::borrow::Cow::Owned(self.hash.to_be_bytes().to_vec())
+        }
+    }
+
+    /// A key whose bytes are `bytes` and whose hash was already computed
+    /// (the hot loops hash each key once).
+    pub(crate) fn hashed(bytes: &'a [u8], hash: u128, width: HashWidth) -> Self {
+        Key { bytes, hash, width, spelled: true }
     }
 }
 
@@ -164,29 +224,35 @@ pub fn assign_each<P: Locate + ?Sized>(p: &P, keys: &HashedKeys) -> Vec<NodeId> 
         let hashes = &keys.hashes()[base..base + out.len()];
         if hash_only {
             for (slot, &hash) in out.iter_mut().zip(hashes) {
-                *slot = p.locate(Key { bytes: &[], hash, width });
+                *slot = p.locate(Key::from_hash(hash, width));
             }
         } else {
             let mut w = keys.keys().writer();
             for (j, (slot, &hash)) in out.iter_mut().zip(hashes).enumerate() {
-                *slot = p.locate(Key { bytes: w.key(base + j), hash, width });
+                *slot = p.locate(Key::hashed(w.key(base + j), hash, width));
             }
         }
     });
     out
 }
 
-/// Check a list of node names: at least one, none twice.
+/// Check a list of node names: at least one, none twice, within the
+/// [`limits`](crate::limits) (count and bytes). An iterator that says it
+/// holds more names than allowed is refused before any name is collected.
 pub(crate) fn check_names<I, S>(names: I) -> Result<Vec<String>>
 where
     I: IntoIterator<Item = S>,
     S: Into<String>,
 {
-    let names: Vec<String> = names.into_iter().map(Into::into).collect();
+    let names = names.into_iter();
+    crate::limits::check_nodes(names.size_hint().0)?;
+    let max = crate::limits::current().max_nodes;
+    let cap = usize::try_from(max).unwrap_or(usize::MAX).saturating_add(1);
+    let names: Vec<String> = names.take(cap).map(Into::into).collect();
     if names.is_empty() {
         return Err(Error::NoNodes);
     }
-    crate::limits::check("nodes", names.len() as u128, crate::limits::MAX_NODES)?;
+    crate::limits::check_names(&names)?;
     let mut seen = HashSet::with_capacity(names.len());
     for n in &names {
         if !seen.insert(n.as_str()) {
@@ -234,13 +300,30 @@ pub(crate) fn count_per_node(table: &[NodeId], nodes: usize) -> Vec<usize> {
 }
 
 /// The names `"0"`, `"1"`, … `"{n-1}"`, used when nodes are numbered.
-pub fn numbered(n: usize) -> Vec<String> {
-    (0..n).map(|i| i.to_string()).collect()
+/// Fails, before building any name, when `n` is over the node limit.
+///
+/// ```
+/// assert_eq!(reshard::numbered(3)?, ["0", "1", "2"]);
+/// assert!(reshard::numbered(usize::MAX).is_err());
+/// # Ok::<(), reshard::Error>(())
+/// ```
+pub fn numbered(n: usize) -> Result<Vec<String>> {
+    crate::limits::check_nodes(n)?;
+    Ok((0..n).map(|i| i.to_string()).collect())
 }
 
 /// Node names from a prefix: `prefixed("S", 3)` is `["S0", "S1", "S2"]`.
-pub fn prefixed(prefix: &str, n: usize) -> Vec<String> {
-    (0..n).map(|i| format!("{prefix}{i}")).collect()
+/// Fails, before building any name, when `n` or the names' bytes are over
+/// the limits.
+pub fn prefixed(prefix: &str, n: usize) -> Result<Vec<String>> {
+    crate::limits::check_nodes(n)?;
+    crate::limits::check_hint(
+        "bytes of node names",
+        crate::limits::product(prefix.len().saturating_add(20), n),
+        crate::limits::current().max_name_bytes,
+        "use a shorter prefix or fewer nodes",
+    )?;
+    Ok((0..n).map(|i| format!("{prefix}{i}")).collect())
 }
 
 /// The letters of a string as node names: `letters("ABC")` is

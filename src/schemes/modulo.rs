@@ -28,7 +28,7 @@ pub struct Modulo {
 impl Modulo {
     /// `n` nodes named `"0"` … `"{n-1}"`. Fails on `n == 0`.
     pub fn new(n: usize) -> Result<Self> {
-        Modulo::named(numbered(n))
+        Modulo::named(numbered(n)?)
     }
 
     /// Nodes with these names; node `i` owns the keys with `h % N == i`.

@@ -106,7 +106,7 @@ pub fn host_and_port(server: &str) -> (&str, &str) {
 impl NginxHash {
     /// `n` servers named `"0"` … `"{n-1}"`, weight 1, plain `hash`.
     pub fn new(n: usize) -> Result<Self> {
-        NginxHash::named(numbered(n))
+        NginxHash::named(numbered(n)?)
     }
 
     /// Servers as the `server` lines write their addresses
@@ -191,7 +191,7 @@ impl NginxHash {
         crate::limits::check_hint(
             "ring points (160 per unit of weight)",
             u128::from(total) * u128::from(POINTS_PER_WEIGHT),
-            crate::limits::MAX_RING_POINTS,
+            crate::limits::current().max_ring_points,
             "use smaller weights",
         )?;
         let mut points = Vec::with_capacity((total * POINTS_PER_WEIGHT) as usize);

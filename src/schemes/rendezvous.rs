@@ -38,7 +38,7 @@ pub struct Rendezvous {
 impl Rendezvous {
     /// `n` nodes named `"0"` … `"{n-1}"`, as in document `002`.
     pub fn new(n: usize) -> Result<Self> {
-        Rendezvous::named(numbered(n))
+        Rendezvous::named(numbered(n)?)
     }
 
     /// Nodes with these names, all of weight 1.
@@ -98,7 +98,7 @@ impl Rendezvous {
     /// ```
     pub fn score(&self, key: Key<'_>, node: &str) -> Result<u128> {
         let i = index_of(&self.nodes, node)? as usize;
-        let mut buf = key.bytes.to_vec();
+        let mut buf = key.spelling().into_owned();
         buf.extend_from_slice(&self.suffixes[i]);
         Ok(key.width.hash(&buf))
     }
@@ -136,7 +136,7 @@ impl Rendezvous {
     /// then the runners-up (the natural replica set of rendezvous hashing).
     /// Ties go to the lower node id, as in [`Locate::locate`].
     pub(crate) fn ranked(&self, key: Key<'_>, rf: usize, out: &mut Vec<NodeId>) {
-        let mut buf = key.bytes.to_vec();
+        let mut buf = key.spelling().into_owned();
         let klen = buf.len();
         let raw: Vec<u128> = self.suffixes.iter().map(|s| raw_score(&mut buf, klen, s, key.width)).collect();
         let mut ids: Vec<usize> = (0..self.nodes.len()).collect();
@@ -177,7 +177,8 @@ impl Locate for Rendezvous {
         // spell "{key}:{node}" on the stack when it fits (no allocation)
         let mut stack = [0u8; 128];
         let mut heap = Vec::new();
-        let n = key.bytes.len();
+        let spelled = key.spelling();
+        let n = spelled.len();
         let longest = self.suffixes.iter().map(Vec::len).max().unwrap_or(0);
         let buf: &mut [u8] = if n + longest <= stack.len() {
             &mut stack[..]
@@ -185,7 +186,7 @@ impl Locate for Rendezvous {
             heap.resize(n + longest, 0);
             &mut heap[..]
         };
-        buf[..n].copy_from_slice(key.bytes);
+        buf[..n].copy_from_slice(&spelled);
         let raw = self.suffixes.iter().map(|s| {
             buf[n..n + s.len()].copy_from_slice(s);
             key.width.reduce(md5_u128(&buf[..n + s.len()]))
@@ -204,21 +205,17 @@ impl Placement for Rendezvous {
     }
 
     fn check_cost(&self, keys: &HashedKeys) -> Result<()> {
-        crate::limits::check_hint(
-            "rendezvous scores (keys × nodes)",
-            crate::limits::product(keys.len(), self.nodes.len()),
-            crate::limits::MAX_HASHES,
-            "use fewer keys or fewer nodes",
-        )?;
-        // Each score hashes "{key}:{node}": bytes past the first 55 of each.
-        let (n, key_bytes) = (keys.len() as u128, keys.keys().byte_len());
-        let long = self.suffixes.iter().map(|s| (key_bytes + n * s.len() as u128).saturating_sub(55 * n)).sum();
-        let hint = "use shorter keys or node names, fewer keys or fewer nodes";
-        crate::limits::check_hint(
-            "bytes of long rendezvous inputs (keys × nodes)",
-            long,
-            crate::limits::MAX_HASHED_BYTES,
-            hint,
+        use crate::limits::{self, md5_blocks};
+        // one md5 of "{key}{suffix}" per key and node, counted in 64-byte
+        // blocks: a long key or node name costs more (keys of average length)
+        let n = keys.len().max(1) as u128;
+        let key_len = usize::try_from(keys.keys().byte_len().div_ceil(n)).unwrap_or(usize::MAX);
+        let per_key: u128 = self.suffixes.iter().map(|s| md5_blocks(key_len.saturating_add(s.len()))).sum();
+        limits::check_hint(
+            "rendezvous scores (keys × nodes, in md5 blocks)",
+            (keys.len() as u128).saturating_mul(per_key),
+            limits::current().max_hashes,
+            "use fewer keys or fewer nodes (or shorter names)",
         )
     }
 

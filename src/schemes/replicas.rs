@@ -56,24 +56,31 @@ pub trait Replicas: Locate {
     /// One line saying how this scheme picks the copies.
     fn replica_rule(&self) -> &'static str;
 
+    /// How many distinct nodes can hold a copy: every node, except in a
+    /// table (fixed shards, Maglev) that leaves some node out.
+    fn holders(&self) -> usize {
+        self.nodes().len()
+    }
+
     /// The `rf` nodes holding copies of `key`, the owner first. Fails on
     /// `rf` = 0 or more copies than nodes.
     fn replicas(&self, key: Key<'_>, rf: usize) -> Result<Vec<NodeId>> {
-        check_rf(rf, self.nodes().len())?;
+        check_rf(rf, self.holders())?;
         let mut out = Vec::with_capacity(rf);
         self.fill_replicas(key, rf, &mut out);
         Ok(out)
     }
 }
 
-/// `Ok` when `1 ≤ rf ≤ nodes`.
+/// `Ok` when `1 ≤ rf ≤ nodes`, the number of nodes that can hold a copy.
 pub fn check_rf(rf: usize, nodes: usize) -> Result<()> {
     if rf == 0 {
         return Err(Error::Invalid("replication factor 0: every key needs at least 1 copy (3 is common)".into()));
     }
     if rf > nodes {
         return Err(Error::Invalid(format!(
-            "replication factor {rf} with {nodes} nodes: copies must be on distinct nodes, use at most {nodes}"
+            "replication factor {rf} with {nodes} nodes that can hold a copy: copies must be on distinct nodes, \
+             use at most {nodes} (or give more nodes a part of the table)"
         )));
     }
     Ok(())
@@ -83,13 +90,13 @@ pub fn check_rf(rf: usize, nodes: usize) -> Result<()> {
 /// `i`'s copies are `out[i·rf .. (i+1)·rf]`, owner first), on all cores.
 ///
 /// Fails on a bad `rf`, or when keys × rf is over
-/// [`limits::MAX_PLACEMENTS`] or the scheme's own cost limit.
+/// [`Limits::max_placements`](limits::Limits::max_placements) or the scheme's own cost limit.
 pub fn replica_sets<P: Replicas + ?Sized>(p: &P, keys: &HashedKeys, rf: usize) -> Result<Vec<NodeId>> {
-    check_rf(rf, p.nodes().len())?;
+    check_rf(rf, p.holders())?;
     limits::check_hint(
         "replica placements (keys × rf)",
         limits::product(keys.len(), rf),
-        limits::MAX_PLACEMENTS,
+        limits::current().max_placements,
         "use fewer keys or a smaller replication factor",
     )?;
     p.check_cost(keys)?;
@@ -102,9 +109,9 @@ pub fn replica_sets<P: Replicas + ?Sized>(p: &P, keys: &HashedKeys, rf: usize) -
         let mut set = Vec::with_capacity(rf);
         for (j, slot) in out.chunks_mut(rf).enumerate() {
             let hash = keys.hashes()[base + j];
-            let bytes: &[u8] = if hash_only { &[] } else { w.key(base + j) };
+            let key = if hash_only { Key::from_hash(hash, width) } else { Key::hashed(w.key(base + j), hash, width) };
             set.clear();
-            p.fill_replicas(Key { bytes, hash, width }, rf, &mut set);
+            p.fill_replicas(key, rf, &mut set);
             slot.copy_from_slice(&set);
         }
     });
@@ -134,9 +141,9 @@ fn successors<H: Ord + Copy>(s: &Sorted<H>, h: H, rf: usize, out: &mut Vec<NodeI
 
 impl Replicas for Ring {
     fn fill_replicas(&self, key: Key<'_>, rf: usize, out: &mut Vec<NodeId>) {
-        match key.width {
-            HashWidth::Bits32 => successors(self.sorted32(), key.hash as u32, rf, out),
-            HashWidth::Bits128 => successors(self.sorted128(), key.hash, rf, out),
+        match key.width() {
+            HashWidth::Bits32 => successors(self.sorted32(), key.hash() as u32, rf, out),
+            HashWidth::Bits128 => successors(self.sorted128(), key.hash(), rf, out),
         }
     }
 
@@ -160,6 +167,10 @@ impl Replicas for FixedShards {
         walk(self.table(), self.shard(key), rf, out);
     }
 
+    fn holders(&self) -> usize {
+        self.shard_counts().iter().filter(|&&c| c > 0).count()
+    }
+
     fn replica_rule(&self) -> &'static str {
         "the nodes of the next shards in the table"
     }
@@ -167,7 +178,11 @@ impl Replicas for FixedShards {
 
 impl Replicas for Maglev {
     fn fill_replicas(&self, key: Key<'_>, rf: usize, out: &mut Vec<NodeId>) {
-        walk(self.table(), (key.hash % self.table_size() as u128) as usize, rf, out);
+        walk(self.table(), (key.hash() % self.table_size() as u128) as usize, rf, out);
+    }
+
+    fn holders(&self) -> usize {
+        self.entry_counts().iter().filter(|&&c| c > 0).count()
     }
 
     fn replica_rule(&self) -> &'static str {

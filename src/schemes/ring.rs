@@ -100,7 +100,7 @@ pub struct Ring {
 impl Ring {
     /// `n` nodes named `"0"` … `"{n-1}"`, one point each, no salt.
     pub fn new(n: usize) -> Result<Self> {
-        Ring::named(numbered(n))
+        Ring::named(numbered(n)?)
     }
 
     /// Nodes with these names, one point each, no salt.
@@ -115,7 +115,7 @@ impl Ring {
     }
 
     /// The same nodes with `vnodes` points each. Fails on 0, or when nodes
-    /// × vnodes is over [`limits::MAX_RING_POINTS`].
+    /// × vnodes is over [`Limits::max_ring_points`](limits::Limits::max_ring_points).
     pub fn with_vnodes(self, vnodes: usize) -> Result<Self> {
         Ring::build(self.nodes, vnodes, self.salt)
     }
@@ -123,8 +123,27 @@ impl Ring {
     /// The same nodes with `salt` in front of every point name: a different
     /// salt is a different arrangement of the same nodes (document `000`
     /// uses `"{s}:"` for `s` in `0..30`, see [`salt`](crate::analysis::sweep::salt)).
-    pub fn with_salt(self, salt: impl Into<String>) -> Self {
-        Ring { salt: salt.into(), p32: OnceLock::new(), p128: OnceLock::new(), ..self }
+    ///
+    /// Fails when hashing the points with this salt would be over
+    /// [`Limits::max_hashes`](limits::Limits::max_hashes) md5 blocks (a
+    /// salt of megabytes on a ring of millions of points): the points are
+    /// hashed on the first lookup, which cannot fail.
+    pub fn with_salt(self, salt: impl Into<String>) -> Result<Self> {
+        let ring = Ring { salt: salt.into(), p32: OnceLock::new(), p128: OnceLock::new(), ..self };
+        ring.check_points_cost()?;
+        Ok(ring)
+    }
+
+    /// Refuse a ring whose points cost more md5 blocks than the limit.
+    fn check_points_cost(&self) -> Result<()> {
+        let longest = self.nodes.iter().map(String::len).max().unwrap_or(0);
+        let per_point = limits::md5_blocks(self.salt.len().saturating_add(longest).saturating_add(21));
+        limits::check_hint(
+            "md5 blocks to hash the ring's points (points × blocks each)",
+            product(self.nodes.len(), self.vnodes).saturating_mul(per_point),
+            limits::current().max_hashes,
+            "use a shorter salt or node names, or fewer points",
+        )
     }
 
     fn build(nodes: Vec<String>, vnodes: usize, salt: String) -> Result<Self> {
@@ -134,25 +153,12 @@ impl Ring {
         limits::check_hint(
             "ring points (nodes × vnodes)",
             product(nodes.len(), vnodes),
-            limits::MAX_RING_POINTS,
+            limits::current().max_ring_points,
             "use fewer nodes or fewer points per node",
         )?;
         let ring = Ring { nodes, vnodes, salt, p32: OnceLock::new(), p128: OnceLock::new() };
-        ring.check_point_bytes()?;
+        ring.check_points_cost()?;
         Ok(ring)
-    }
-
-    /// Refuse long salts and names × many points (see [`limits::MAX_HASHED_BYTES`]).
-    fn check_point_bytes(&self) -> Result<()> {
-        let long = |n: &String| (self.salt.len() + n.len() + 1).saturating_sub(55) as u128;
-        let bytes = self.nodes.iter().map(long).sum::<u128>().saturating_mul(self.vnodes as u128);
-        let hint = "use a shorter salt or node names, or fewer points per node";
-        limits::check_hint(
-            "bytes of long ring point names (vnodes × salt and name)",
-            bytes,
-            limits::MAX_HASHED_BYTES,
-            hint,
-        )
     }
 
     /// Points per node.
@@ -222,6 +228,13 @@ impl Placement for Ring {
         &self.nodes
     }
 
+    /// Hashing the points costs one md5 each, longer with a long salt or
+    /// long names: refused over [`Limits::max_hashes`](limits::Limits::max_hashes)
+    /// md5 blocks.
+    fn check_cost(&self, _keys: &HashedKeys) -> Result<()> {
+        self.check_points_cost()
+    }
+
     /// One merge pass over the keys in hash order and the points in ring
     /// order, instead of a binary search per key.
     fn assign(&self, keys: &HashedKeys) -> Vec<NodeId> {
@@ -247,11 +260,6 @@ impl Placement for Ring {
     /// The new node's points take the arcs in front of them.
     fn add_node(&self, name: &str) -> Result<Self> {
         Ring::build(with_added(&self.nodes, name)?, self.vnodes, self.salt.clone())
-    }
-
-    /// A salt set by [`with_salt`](Ring::with_salt) is checked here.
-    fn check_cost(&self, _keys: &HashedKeys) -> Result<()> {
-        self.check_point_bytes()
     }
 
     /// The node's points go; their arcs fall to the next points clockwise.

@@ -52,7 +52,7 @@ impl FixedShards {
     /// [`DEFAULT_SHARDS`] shards (or `n` when `n` is larger) over `n` nodes
     /// named `"0"` … `"{n-1}"`, shard `s` on node `s % n`.
     pub fn new(n: usize) -> Result<Self> {
-        FixedShards::named(numbered(n))
+        FixedShards::named(numbered(n)?)
     }
 
     /// [`DEFAULT_SHARDS`] shards (or one per node when there are more
@@ -98,7 +98,7 @@ impl FixedShards {
         if table.is_empty() {
             return Err(Error::ZeroShards);
         }
-        limits::check("shards", table.len() as u128, limits::MAX_SHARDS)?;
+        limits::check("shards", table.len() as u128, limits::current().max_shards)?;
         check_table(&table, nodes.len())?;
         Ok(FixedShards { nodes, table, seed: DEFAULT_SEED })
     }
@@ -268,7 +268,7 @@ impl FixedShards {
         if factor == 0 {
             return Err(Error::Invalid("split factor is 0: use 1 or more (2 doubles the shards)".into()));
         }
-        limits::check("shards", limits::product(self.table.len(), factor), limits::MAX_SHARDS)?;
+        limits::check("shards", limits::product(self.table.len(), factor), limits::current().max_shards)?;
         let table = (0..factor).flat_map(|_| self.table.iter().copied()).collect();
         Ok(FixedShards { nodes: self.nodes.clone(), table, seed: self.seed })
     }
@@ -278,7 +278,7 @@ fn check_counts(shards: usize, nodes: usize) -> Result<()> {
     if shards == 0 {
         return Err(Error::ZeroShards);
     }
-    limits::check("shards", shards as u128, limits::MAX_SHARDS)?;
+    limits::check("shards", shards as u128, limits::current().max_shards)?;
     if nodes > shards {
         return Err(Error::MoreNodesThanShards { nodes, shards });
     }

@@ -111,7 +111,7 @@ impl Slots {
     /// `n` nodes named `"0"` … `"{n-1}"`, slots laid out as
     /// `redis-cli --cluster create` does (see [`Slots::named`]).
     pub fn new(n: usize) -> Result<Self> {
-        Slots::named(numbered(n))
+        Slots::named(numbered(n)?)
     }
 
     /// These nodes, each given one contiguous range of slots as
@@ -312,6 +312,6 @@ impl Locate for Slots {
 
     #[inline]
     fn locate(&self, key: Key<'_>) -> NodeId {
-        self.table[usize::from(key_slot(key.bytes))]
+        self.table[usize::from(key_slot(&key.spelling()))]
     }
 }

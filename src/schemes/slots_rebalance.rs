@@ -172,7 +172,29 @@ impl Slots {
 
     /// [`Slots::rebalance`] with a weight per node (`--cluster-weight`, in
     /// node order) and a threshold in percent (`--cluster-threshold`).
+    ///
+    /// Fails on a threshold that is NaN, infinite or negative, on a weight
+    /// that is, and on weights whose total is not a finite number the slot
+    /// count can be divided by (redis-cli computes in `f32`: a total over
+    /// 3.4e38 or under 4.8e-35 gives it no answer either).
+    ///
+    /// ```
+    /// use reshard::{Error, Slots};
+    /// let s = Slots::new(3)?;
+    /// assert!(matches!(s.rebalance_with(&[1.0; 3], true, f32::NAN), Err(Error::BadNumber { .. })));
+    /// assert!(s.rebalance_with(&[f32::MAX; 3], true, 2.0).is_err());
+    /// assert!(s.rebalance_with(&[1e-45; 3], true, 2.0).is_err());
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn rebalance_with(&self, weights: &[f32], use_empty_masters: bool, threshold: f32) -> Result<SlotPlan> {
+        if !(threshold.is_finite() && threshold >= 0.0) {
+            return Err(Error::BadNumber {
+                what: "the rebalance threshold (percent)",
+                value: threshold.to_string(),
+                expected: "a finite number ≥ 0",
+                hint: "use e.g. 2.0 (redis-cli's default)",
+            });
+        }
         let n = self.nodes().len();
         if weights.len() != n {
             return Err(Error::LengthMismatch { what: "weights for nodes", expected: n, given: weights.len() });
@@ -186,6 +208,14 @@ impl Slots {
         let total_weight: f32 = involved.iter().map(|&i| weights[i]).sum();
         if total_weight <= 0.0 {
             return Err(Error::Invalid("the weights of the nodes taking part add up to 0".into()));
+        }
+        if !(SLOT_COUNT as f32 / total_weight).is_finite() || !total_weight.is_finite() {
+            return Err(Error::BadNumber {
+                what: "the total weight of the nodes taking part",
+                value: total_weight.to_string(),
+                expected: "a total that 16,384 slots can be shared by in f32 (redis-cli's arithmetic)",
+                hint: "use weights between about 1e-30 and 1e30 (e.g. 1.0 each)",
+            });
         }
         let mut balance = vec![0i64; n];
         let (mut total_balance, mut reached) = (0i64, false);
@@ -208,11 +238,20 @@ impl Slots {
             return Ok(plan);
         }
         while total_balance > 0 {
+            let left = total_balance;
             for &i in &involved {
                 if balance[i] <= 0 && total_balance > 0 {
                     balance[i] -= 1;
                     total_balance -= 1;
                 }
+            }
+            if total_balance == left {
+                // every node is over its share (f32 rounding): redis-cli
+                // would loop for ever here
+                return Err(Error::Invalid(format!(
+                    "these weights leave every node over its share by {total_balance} slots in all: \
+                     use simpler weights (e.g. 1.0 each)"
+                )));
             }
         }
         plan.balances = balance.clone();

@@ -124,7 +124,7 @@ fn parse_server(line: &str) -> Result<(String, String, u32)> {
 impl Twemproxy {
     /// `n` servers named `"0"` … `"{n-1}"`, weight 1, `fnv1a_64`, ketama.
     pub fn new(n: usize) -> Result<Self> {
-        Twemproxy::named(numbered(n))
+        Twemproxy::named(numbered(n)?)
     }
 
     /// Servers by their twemproxy names (the `name` of each `servers:`

@@ -36,7 +36,7 @@ impl UnstableShards {
     /// [`DEFAULT_SHARDS`] shards on `n` numbered nodes (shard `s` on node
     /// `s % n`), with a fresh random seed.
     pub fn new(n: usize) -> Result<Self> {
-        UnstableShards::named(numbered(n))
+        UnstableShards::named(numbered(n)?)
     }
 
     /// The same over named nodes.
@@ -54,7 +54,7 @@ impl UnstableShards {
         if shards == 0 {
             return Err(Error::ZeroShards);
         }
-        limits::check("shards", shards as u128, limits::MAX_SHARDS)?;
+        limits::check("shards", shards as u128, limits::current().max_shards)?;
         if self.nodes.len() > shards {
             return Err(Error::MoreNodesThanShards { nodes: self.nodes.len(), shards });
         }
@@ -63,7 +63,7 @@ impl UnstableShards {
 
     /// The shard of `key` under this process's seed.
     pub fn shard(&self, key: Key<'_>) -> usize {
-        (self.state.hash_one(key.bytes) % self.shards as u64) as usize
+        (self.state.hash_one(&*key.spelling()) % self.shards as u64) as usize
     }
 }
 

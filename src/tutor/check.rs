@@ -87,6 +87,17 @@ pub enum Verdict {
     OtherParameters,
 }
 
+/// How a measurement that is not a finite number prints, or `None`.
+fn not_finite(x: f64) -> Option<String> {
+    if x.is_nan() {
+        Some("not a number (NaN: the measurement divided 0 by 0; check its inputs)".into())
+    } else if x.is_infinite() {
+        Some(format!("{x} (the measurement divided by 0; check its inputs)"))
+    } else {
+        None
+    }
+}
+
 impl Check {
     /// Compare two strings as printed.
     pub fn new(label: impl Into<String>, document: impl Into<String>, measured: impl Into<String>) -> Self {
@@ -151,7 +162,20 @@ impl Check {
 
     /// A share printed as a percentage with as many decimals as the
     /// document's `"90.87%"` has.
+    ///
+    /// A share that is not a number (NaN, ±∞: a measurement over nothing)
+    /// prints as such and never matches:
+    ///
+    /// ```
+    /// use reshard::Check;
+    /// let c = Check::percent("share moved", "9.09%", f64::NAN);
+    /// assert!(c.measured.starts_with("not a number"), "{}", c.measured);
+    /// assert!(!c.matches());
+    /// ```
     pub fn percent(label: impl Into<String>, document: &str, measured_share: f64) -> Self {
+        if let Some(bad) = not_finite(measured_share) {
+            return Check::new(label, document, bad);
+        }
         let decimals = document.trim_end_matches('%').split('.').nth(1).map_or(0, str::len);
         let measured = format!("{:.*}%", decimals, 100.0 * measured_share);
         Check { value: Some(measured_share), ..Check::new(label, document, measured) }
@@ -160,6 +184,9 @@ impl Check {
     /// A plain number printed with the document's decimals and suffix
     /// (e.g. `"10.1×"`).
     pub fn ratio(label: impl Into<String>, document: &str, measured: f64) -> Self {
+        if let Some(bad) = not_finite(measured) {
+            return Check::new(label, document, bad);
+        }
         let num: String = document.chars().take_while(|c| c.is_ascii_digit() || *c == '.').collect();
         let suffix = &document[num.len()..];
         let decimals = num.split('.').nth(1).map_or(0, str::len);

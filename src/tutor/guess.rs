@@ -46,6 +46,14 @@ impl Guess {
     }
 
     /// A guess in percent: `Guess::percent(9.0)` is 9%.
+    /// A guess that is not a finite number (NaN, ±∞) says so beside the
+    /// measurement and is never graded right:
+    ///
+    /// ```
+    /// use reshard::tutor::Guess;
+    /// let line = Guess::percent(f64::NAN).versus_share(0.9);
+    /// assert!(line.contains("not a percentage") && !line.contains("NaN%"), "{line}");
+    /// ```
     pub fn percent(p: f64) -> Guess {
         Guess::Share(p / 100.0)
     }
@@ -59,8 +67,8 @@ impl Guess {
     pub fn versus_share(&self, measured: f64) -> String {
         match self {
             Guess::None => String::new(),
-            Guess::Share(g) => format!("your guess {} · measured {}\n", short_pct(*g), pct(measured, 1)),
-            Guess::Count(n) => format!("your guess {} · measured {}\n", thousands(*n), pct(measured, 1)),
+            Guess::Share(g) => format!("your guess {} · measured {}\n", short_pct(*g), measured_pct(measured)),
+            Guess::Count(n) => format!("your guess {} · measured {}\n", thousands(*n), measured_pct(measured)),
         }
     }
 
@@ -74,9 +82,21 @@ impl Guess {
     }
 }
 
+/// A measured share to one decimal, or what is wrong with it.
+fn measured_pct(share: f64) -> String {
+    if (100.0 * share).is_finite() {
+        pct(share, 1)
+    } else {
+        format!("{share} (not a share: the measurement divided by 0; check its inputs)")
+    }
+}
+
 /// A share as the reader wrote it: `0.09` → `"9%"`, `0.095` → `"9.5%"`.
 fn short_pct(share: f64) -> String {
     let p = 100.0 * share;
+    if !p.is_finite() {
+        return format!("{p} (not a percentage: write e.g. Guess::percent(9.0))");
+    }
     if (p - p.round()).abs() < 1e-9 {
         format!("{}%", p.round())
     } else {

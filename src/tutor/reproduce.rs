@@ -93,7 +93,7 @@ fn figures_000(keys: &HashedKeys) -> Result<Checks> {
         c.push(Check::count(format!("30 arrangements, 3 → 4, {v} point(s): smallest node"), small, s.smallest_node()));
         c.push(Check::count(format!("30 arrangements, 3 → 4, {v} point(s): largest node"), large, s.largest_node()));
     }
-    let (s10, s11) = (prefixed("S", 10), prefixed("S", 11));
+    let (s10, s11) = (prefixed("S", 10)?, prefixed("S", 11)?);
     for (v, lo, hi, mean) in [
         (150, "8.0%", "11.5%", Some("9.1%")),
         (100, "6.8%", "11.0%", None),
@@ -205,7 +205,7 @@ fn loose(doc: &str, keys: &HashedKeys) -> Result<Vec<Check>> {
                 Check::new("the lesson's table: hash % N, 10 → 9 moves", "~10%", pct(share(2), 1))
                     .corrected("removing a node re-addresses keys as adding one does: 1 − 9/90 = 90% move"),
             );
-            let s = ArrangementSweep::run(keys, &prefixed("S", 10), &prefixed("S", 11), 150, 30)?;
+            let s = ArrangementSweep::run(keys, &prefixed("S", 10)?, &prefixed("S", 11)?, 150, 30)?;
             rows.push(
                 Check::new("the lesson's table: ring (150 points), 10 → 11 moves", "~10%", pct(s.mean_share(), 1))
                     .corrected(format!(

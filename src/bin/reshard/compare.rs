@@ -57,7 +57,7 @@ fn epsilon(s: &str) -> Result<f64, String> {
 fn count(nodes: &Nodes, flag: &str) -> Result<usize, Failure> {
     match nodes {
         Nodes::Count(n) => Ok(*n),
-        Nodes::Names(v) if *v == numbered(v.len()) => Ok(v.len()),
+        Nodes::Names(v) if numbered(v.len()).is_ok_and(|n| *v == n) => Ok(v.len()),
         Nodes::Names(v) => Err(Failure(format!(
             "{flag}: compare numbers its nodes 0 … N-1 (every scheme is built with new(N)), so it cannot place nodes named {}: give a count, e.g. {flag} {}",
             v.join(","),

@@ -131,8 +131,10 @@ impl Nodes {
     /// The node names: a count is numbered `{prefix}0 …`.
     pub fn names(&self, prefix: &str) -> Vec<String> {
         match self {
-            Nodes::Count(n) if prefix.is_empty() => numbered(*n),
-            Nodes::Count(n) => prefixed(prefix, *n),
+            // the count was checked against the node limit when parsed; a
+            // refused list comes back empty and the scheme says NoNodes
+            Nodes::Count(n) if prefix.is_empty() => numbered(*n).unwrap_or_default(),
+            Nodes::Count(n) => prefixed(prefix, *n).unwrap_or_default(),
             Nodes::Names(v) => v.clone(),
         }
     }

@@ -1,0 +1,37 @@
+//! Raising the limits: a process-wide setting, so this file is its own test
+//! binary and has one test (no other test runs beside it in this process).
+
+use reshard::limits::{self, Limits};
+use reshard::prelude::*;
+
+#[test]
+fn a_caller_can_raise_and_restore_the_limits() {
+    assert_eq!(limits::current(), Limits::default());
+    // Redis Cluster has 16,384 slots, so up to 16,384 masters: over the
+    // default 4,096 nodes
+    let err = Slots::new(5_000).unwrap_err();
+    assert!(matches!(err, Error::TooLarge { limit: 4096, .. }), "{err:?}");
+    assert!(err.to_string().contains("max_nodes"), "{err}");
+
+    let before = limits::set(Limits::default().with_max_nodes(20_000)).unwrap();
+    assert_eq!(before, Limits::default());
+    let slots = Slots::new(5_000).unwrap();
+    assert_eq!(slots.slot_counts().iter().sum::<usize>(), 16_384);
+    assert_eq!(numbered(5_000).unwrap().len(), 5_000);
+    // a movement between two such placements is counted (a 5,000² matrix)
+    let keys = KeySet::plain(1000).hashed(HashWidth::Bits128).unwrap();
+    let m = Movement::measure(&keys, &Modulo::new(5_000).unwrap(), &Modulo::new(5_001).unwrap()).unwrap();
+    assert!(m.moved() > 900, "{}", m.moved());
+
+    // limits the machine cannot honour are refused, and nothing changes
+    assert!(limits::set(Limits::default().with_max_nodes(1 << 40)).is_err());
+    assert!(limits::set(Limits::default().with_max_keys(0)).is_err());
+    assert_eq!(limits::current().max_nodes, 20_000);
+
+    // lowering works too, and restoring gives the defaults back
+    limits::set(Limits::default().with_max_keys(10)).unwrap();
+    assert!(matches!(KeySet::plain(11).hashed(HashWidth::Bits32), Err(Error::TooLarge { limit: 10, .. })));
+    limits::set(before).unwrap();
+    assert_eq!(limits::current(), Limits::default());
+    assert!(Slots::new(5_000).is_err());
+}
