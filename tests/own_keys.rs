@@ -103,7 +103,7 @@ fn long_keys_are_refused_by_their_bytes_at_once() {
         "1 MiB prefix",
         || KeySet::new("x".repeat(1 << 20), 100_000).hashed(HashWidth::Bits128),
         |e| matches!(e, Error::TooLarge { what, .. } if what.contains("bytes")),
-        "536,870,912",
+        "1,000,000,000",
     );
     expect_err(
         "1 MiB prefix, streamed",
@@ -112,7 +112,7 @@ fn long_keys_are_refused_by_their_bytes_at_once() {
             reshard::analysis::modulo::count_moved_streaming(&keys, HashWidth::Bits128, 10, 11)
         },
         |e| matches!(e, Error::TooLarge { .. }),
-        "bytes of long keys",
+        "md5 blocks to stream",
     );
     // The bytes counted: 100,000 × 1,048,576 + the digits of 0 … 99,999.
     let digits: u128 = (0..100_000u32).map(|i| i.to_string().len() as u128).sum();
@@ -132,8 +132,8 @@ fn long_keys_are_refused_by_their_bytes_at_once() {
     // Long keys from an iterator of unknown length stop at the byte limit.
     let big = vec![b'k'; 1 << 20];
     expect_err(
-        "600 keys of 1 MiB",
-        || KeySet::from_keys(std::iter::repeat_n(&big, 600).filter(|_| true)),
+        "1,000 keys of 1 MiB",
+        || KeySet::from_keys(std::iter::repeat_n(&big, 1_000).filter(|_| true)),
         |e| matches!(e, Error::TooLarge { .. }),
         "bytes of keys held in memory",
     );
