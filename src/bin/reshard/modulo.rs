@@ -46,7 +46,7 @@ struct Rule {
 }
 
 pub fn run(a: &Args, json: bool) -> Run {
-    let (from, to) = a.nodes.names();
+    let (from, to) = a.nodes.names()?;
     let before = Modulo::named(from).map_err(from_flag("--from"))?;
     let after = Modulo::named(to).map_err(from_flag("--to"))?;
     if let (Some(Counts(counts)), Some(n)) = (&a.sweep, a.work.count()) {

@@ -36,7 +36,7 @@ struct Params {
 }
 
 pub fn run(a: &Args, json: bool) -> Run {
-    let (from, to) = a.nodes.names();
+    let (from, to) = a.nodes.names()?;
     // Names first (before, then after), then the weights.
     let mut before = Rendezvous::named(from.clone()).map_err(from_flag("--from"))?;
     let mut after = Rendezvous::named(to.clone()).map_err(from_flag("--to"))?;

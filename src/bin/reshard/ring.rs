@@ -46,7 +46,7 @@ struct Params<'a> {
 }
 
 pub fn run(a: &Args, json: bool) -> Run {
-    let (from, to) = (a.from.names(&a.name_prefix), a.to.names(&a.name_prefix));
+    let (from, to) = (a.from.names(&a.name_prefix)?, a.to.names(&a.name_prefix)?);
     let before = Ring::named(from.clone()).and_then(|r| r.with_vnodes(a.vnodes)).map_err(from_flag("--from"))?;
     let after = Ring::named(to.clone()).and_then(|r| r.with_vnodes(a.vnodes)).map_err(from_flag("--to"))?;
     let (before, after) = (before.with_salt(a.salt.as_str())?, after.with_salt(a.salt.as_str())?);

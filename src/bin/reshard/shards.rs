@@ -41,7 +41,7 @@ struct Params {
 }
 
 pub fn run(a: &Args, json: bool) -> Run {
-    let (from, to) = a.nodes.names();
+    let (from, to) = a.nodes.names()?;
     let before = FixedShards::named(from)
         .and_then(|f| f.with_shards(a.shards))
         .map(|f| f.with_seed(a.seed))

@@ -113,8 +113,8 @@ pub struct Change {
 
 impl Change {
     /// The names before and after.
-    pub fn names(&self) -> (Vec<String>, Vec<String>) {
-        (self.from.names(&self.name_prefix), self.to.names(&self.name_prefix))
+    pub fn names(&self) -> reshard::Result<(Vec<String>, Vec<String>)> {
+        Ok((self.from.names(&self.name_prefix)?, self.to.names(&self.name_prefix)?))
     }
 }
 
@@ -129,13 +129,12 @@ pub enum Nodes {
 
 impl Nodes {
     /// The node names: a count is numbered `{prefix}0 …`.
-    pub fn names(&self, prefix: &str) -> Vec<String> {
+    /// Fails when the names are over the crate's limits (long prefixes).
+    pub fn names(&self, prefix: &str) -> reshard::Result<Vec<String>> {
         match self {
-            // the count was checked against the node limit when parsed; a
-            // refused list comes back empty and the scheme says NoNodes
-            Nodes::Count(n) if prefix.is_empty() => numbered(*n).unwrap_or_default(),
-            Nodes::Count(n) => prefixed(prefix, *n).unwrap_or_default(),
-            Nodes::Names(v) => v.clone(),
+            Nodes::Count(n) if prefix.is_empty() => numbered(*n),
+            Nodes::Count(n) => prefixed(prefix, *n),
+            Nodes::Names(v) => Ok(v.clone()),
         }
     }
 }
