@@ -6,10 +6,10 @@
 //! (nginx does so after `keepalive_requests`) ends the connection: the
 //! client reconnects and sends again the requests that got no response.
 
-use super::server::HOST;
+use super::client::{CONNECT_WITHIN, REPLY_WITHIN};
+use super::process::HOST;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::net::{SocketAddr, TcpStream};
-use std::time::Duration;
 
 /// Requests written before their responses are read.
 const BATCH: usize = 256;
@@ -29,8 +29,17 @@ struct Conn {
 impl Conn {
     fn open(port: u16) -> io::Result<Conn> {
         let addr = SocketAddr::from(([127, 0, 0, 1], port));
-        let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
-        stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+        // A connect that times out is reported as refused: the caller's
+        // timeout error states the reply timeout, not this one.
+        let stream = TcpStream::connect_timeout(&addr, CONNECT_WITHIN).map_err(|e| match e.kind() {
+            io::ErrorKind::TimedOut => io::Error::new(
+                io::ErrorKind::ConnectionRefused,
+                format!("no connection within {} s", CONNECT_WITHIN.as_secs()),
+            ),
+            _ => e,
+        })?;
+        stream.set_read_timeout(Some(REPLY_WITHIN))?;
+        stream.set_write_timeout(Some(REPLY_WITHIN))?;
         stream.set_nodelay(true)?;
         Ok(Conn {
             reader: BufReader::with_capacity(1 << 16, stream.try_clone()?),
