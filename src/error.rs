@@ -195,8 +195,8 @@ impl fmt::Display for Error {
             }
             Error::ServerTimeout { node, port, doing, waited } => write!(
                 f,
-                "{node} (127.0.0.1:{port}) did not answer {doing} within {} s: it is stopped (SIGSTOP) or \
-                 overloaded; resume it (SIGCONT) or drop the driver and start a new one",
+                "{node} (127.0.0.1:{port}) did not answer {doing} within {} s: it may be stopped (SIGSTOP) \
+                 or overloaded; resume it (SIGCONT) or drop the driver and start a new one",
                 waited.as_secs_f64()
             ),
             Error::System { doing, source } => write!(f, "could not {doing}: {source}"),

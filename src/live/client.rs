@@ -93,6 +93,7 @@ pub(crate) struct Conn {
 impl Conn {
     /// A connection to server `node` on `port`, whose replies may each take
     /// [`REPLY_WITHIN`].
+    #[cfg(feature = "proxies")]
     pub(crate) fn open(node: &str, port: u16) -> Result<Conn> {
         Conn::open_within(node, port, REPLY_WITHIN)
     }

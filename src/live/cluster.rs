@@ -52,7 +52,7 @@
 
 pub use crate::live::client::REPLY_WITHIN;
 use crate::live::client::{Conn, Reply};
-use crate::live::process::{find_program, new_dir, version_text, PortLease, Supervised, HOST};
+use crate::live::process::{find_program, new_dir, version_text, PortLease, Supervised, HOST, PROBE_WITHIN};
 use crate::schemes::slots::{Slots, SLOT_COUNT};
 use crate::schemes::NodeId;
 use crate::{Error, Result};
@@ -109,7 +109,8 @@ impl RedisNode {
                 .collect();
             args.extend(["--dir".into(), dir.clone().into(), "--logfile".into(), log.clone().into()]);
             let server = Supervised::start(name, redis_server, &args, dir)?;
-            let ready = || matches!(Conn::open(name, port).and_then(|mut c| c.call(&["PING"])), Ok(Reply::Status(s)) if s == "PONG");
+            let ping = || Conn::open_within(name, port, PROBE_WITHIN).and_then(|mut c| c.call(&["PING"]));
+            let ready = || matches!(ping(), Ok(Reply::Status(s)) if s == "PONG");
             match server.wait_ready(port, Some(&log), ready) {
                 Ok(()) => {
                     let mut node = RedisNode { server, lease, id: String::new() };

@@ -44,6 +44,11 @@ pub const HOST: &str = "127.0.0.1";
 /// How long a started program may take to answer.
 pub(crate) const START_WITHIN: Duration = Duration::from_secs(15);
 
+/// How long one readiness probe of a starting program (a `PING`, a `GET`)
+/// may wait for its answer, so a start never overruns [`START_WITHIN`] by
+/// more than this.
+pub(crate) const PROBE_WITHIN: Duration = Duration::from_secs(1);
+
 /// How long the watchdog waits after SIGTERM before it sends SIGKILL.
 pub(crate) const STOP_WITHIN: Duration = Duration::from_secs(10);
 

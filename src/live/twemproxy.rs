@@ -44,10 +44,10 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
-use super::client::{node_error, Conn, Reply, REPLY_WITHIN};
+use super::client::{node_error, Conn, Reply, CONNECT_WITHIN, REPLY_WITHIN};
 use super::observed::{key_list, Keys, Observed};
 use super::process::{find_program, log_tail, new_dir, next_number, version_text, PortLease, Supervised};
-use super::process::{system, HOST, START_WITHIN};
+use super::process::{system, HOST, PROBE_WITHIN, START_WITHIN};
 use crate::schemes::NodeId;
 use crate::{Error, Result};
 use std::collections::HashMap;
@@ -188,10 +188,16 @@ impl Twemproxy {
     /// nutcracker's statistics (JSON from its stats port, refreshed every
     /// second): per server `server_ejected_at`, `requests`, `server_err`, …
     pub fn stats(&self) -> Result<String> {
+        self.stats_within(REPLY_WITHIN)
+    }
+
+    fn stats_within(&self, within: Duration) -> Result<String> {
         let port = self.stats.port();
-        let named = |e| node_error("nutcracker's stats", port, "read the stats", REPLY_WITHIN, e);
-        let mut s = TcpStream::connect((HOST, port)).map_err(named)?;
-        s.set_read_timeout(Some(REPLY_WITHIN)).map_err(named)?;
+        let connect = |e| node_error("nutcracker's stats", port, "connect", CONNECT_WITHIN, e);
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+        let mut s = TcpStream::connect_timeout(&addr, CONNECT_WITHIN).map_err(connect)?;
+        let named = |e| node_error("nutcracker's stats", port, "read the stats", within, e);
+        s.set_read_timeout(Some(within)).map_err(named)?;
         let mut text = String::new();
         s.read_to_string(&mut text).map_err(named)?;
         Ok(text)
@@ -460,9 +466,9 @@ impl Twemproxy {
             if !s.alive() {
                 return Err("nutcracker exited".into());
             }
-            let ours = self.stats().is_ok_and(|t| t.contains(&format!("\"{}\"", self.pool)));
+            let ours = self.stats_within(PROBE_WITHIN).is_ok_and(|t| t.contains(&format!("\"{}\"", self.pool)));
             let pong = ours
-                && Conn::open("nutcracker", self.port())
+                && Conn::open_within("nutcracker", self.port(), PROBE_WITHIN)
                     .and_then(|mut c| c.call(&["PING"]))
                     .is_ok_and(|r| r.text() == "PONG");
             if pong && s.alive() {
@@ -479,7 +485,7 @@ impl Twemproxy {
 fn wait_redis(s: &Supervised, port: u16) -> Result<()> {
     let mine = format!("process_id:{}", s.pid());
     s.wait_ready(port, Some(&s.dir().join("redis.log")), || {
-        let info = Conn::open(s.name(), port).and_then(|mut c| c.call(&["INFO", "server"]));
+        let info = Conn::open_within(s.name(), port, PROBE_WITHIN).and_then(|mut c| c.call(&["INFO", "server"]));
         info.is_ok_and(|r| r.text().lines().any(|l| l.trim() == mine))
     })
 }
