@@ -434,9 +434,8 @@ impl RedisCluster {
             if seen != ids {
                 return Ok(Some(format!("{} knows {} nodes of {}", s.name(), seen.len(), ids.len())));
             }
-            if let Some(l) =
-                lines.iter().find(|l| l.1.contains("handshake") || l.1.contains("fail") || l.1.contains("noaddr"))
-            {
+            let unsettled = |f: &str| matches!(f, "handshake" | "fail" | "fail?" | "noaddr");
+            if let Some(l) = lines.iter().find(|l| l.1.split([' ', ',']).any(unsettled)) {
                 return Ok(Some(format!("{} flags a node {}", s.name(), l.1)));
             }
             let table: BTreeMap<String, Vec<u16>> = lines.into_iter().map(|(id, _, slots)| (id, slots)).collect();
