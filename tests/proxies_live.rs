@@ -210,6 +210,38 @@ fn nginx_answers_each_key_from_one_backend_and_a_fourth_server_takes_some() {
 }
 
 #[test]
+fn a_backend_killed_from_outside_is_named() {
+    if !proxies_here() {
+        return;
+    }
+    let keys = KeySet::users(500);
+    let proxy = Twemproxy::start(&TwemproxyConfig::named(["A", "B", "C"]).unwrap()).unwrap();
+    let left = proxy.footprint();
+    proxy.set_keys(&keys).unwrap();
+    // The backends first, in config order, then nutcracker.
+    let (pid, port) = (left[1].0, proxy.backend_port("B").unwrap());
+    assert_eq!(
+        redis_cli(port, &["INFO", "server"]).lines().find(|l| l.starts_with("process_id:")).map(str::trim),
+        Some(format!("process_id:{pid}").as_str())
+    );
+    assert!(Command::new("kill").args(["-KILL", &pid.to_string()]).status().unwrap().success());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while process_alive(pid) {
+        assert!(Instant::now() < deadline, "kill -KILL {pid} did not end it");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let err = proxy.where_stored(&keys).unwrap_err();
+    assert!(
+        matches!(&err, Error::ServerFailed { node, port: p, source: Some(_), .. } if node == "backend B" && *p == port),
+        "{err:?}"
+    );
+    assert!(err.to_string().starts_with(&format!("backend B (127.0.0.1:{port})")), "{err}");
+    assert!(std::error::Error::source(&err).is_some_and(|s| s.is::<std::io::Error>()));
+    drop(proxy);
+    assert_gone(&left);
+}
+
+#[test]
 fn three_drivers_at_once_share_no_port() {
     if !proxies_here() {
         return;
