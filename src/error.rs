@@ -113,24 +113,54 @@ pub enum Error {
     },
     /// A parameter is out of its range; the message says which and why.
     Invalid(String),
-    /// A program the live Redis cluster needs (`redis-server` or
-    /// `redis-cli`) is not on `PATH`; the message says how to install it.
-    RedisMissing {
+    /// A program a live driver needs (`redis-server`, `redis-cli`,
+    /// `nutcracker`, `nginx`) is not installed; the message names it and
+    /// says how to install it.
+    ProgramMissing {
         /// The program looked for.
         program: &'static str,
+        /// What to install, and how (e.g. "Redis 7 (Debian/Ubuntu: …)").
+        install: &'static str,
     },
-    /// A Redis server or `redis-cli` failed, or the live cluster disagreed
+    /// A Redis Cluster or `redis-cli` failed, or the live cluster disagreed
     /// with the prediction; the message says what happened.
     Redis(String),
-    /// A program a live proxy needs (`nutcracker`, `nginx` or
-    /// `redis-server`) is not installed; the message says how to install it.
-    ProxyMissing {
-        /// The program looked for.
-        program: &'static str,
-    },
-    /// A live proxy or one of its backends failed; the message says what
-    /// happened.
+    /// A live proxy failed as a whole (its config, its reload); the
+    /// message says what happened.
     Proxy(String),
+    /// A live server (a Redis Cluster node, a proxy, a proxy's backend)
+    /// failed: it refused or closed a connection, its process exited, or it
+    /// did not start. Names the server and its port on 127.0.0.1.
+    ServerFailed {
+        /// The server's name, e.g. `"B"`, `"backend A"`, `"nutcracker"`.
+        node: String,
+        /// Its port on 127.0.0.1.
+        port: u16,
+        /// What failed, e.g. "CLUSTER NODES: connection refused".
+        problem: String,
+        /// The I/O error behind it, if any (also [`std::error::Error::source`]).
+        source: Option<IoError>,
+    },
+    /// A live server did not answer within the time the crate waits for it
+    /// (a stopped or overloaded process). Names it, its port and the wait.
+    ServerTimeout {
+        /// The server's name.
+        node: String,
+        /// Its port on 127.0.0.1.
+        port: u16,
+        /// What it was asked, e.g. "SET (pipelined)".
+        doing: String,
+        /// How long the crate waited.
+        waited: std::time::Duration,
+    },
+    /// The machine refused something a live driver needs (a directory, a
+    /// port, a process).
+    System {
+        /// What was being done, e.g. "create /tmp/reshard-redis-7-0".
+        doing: String,
+        /// The I/O error.
+        source: IoError,
+    },
 }
 
 impl fmt::Display for Error {
@@ -182,25 +212,70 @@ impl fmt::Display for Error {
             }
             Error::Overflow { what, hint } => write!(f, "{what} overflows the integer that holds it: {hint}"),
             Error::Invalid(msg) => f.write_str(msg),
-            Error::RedisMissing { program } => write!(
+            Error::ProgramMissing { program, install } => write!(
                 f,
-                "{program} was not found on PATH: install Redis 7 (Debian/Ubuntu: `sudo apt-get install redis-server`; \
-                 macOS: `brew install redis`; conda: `conda install -c conda-forge redis-server`), \
+                "{program} was not found on PATH nor in /usr/sbin: install {install}, \
                  then restart the kernel so it sees the new PATH"
             ),
-            Error::Redis(msg) => f.write_str(msg),
-            Error::ProxyMissing { program } => write!(
+            Error::Redis(msg) | Error::Proxy(msg) => f.write_str(msg),
+            Error::ServerFailed { node, port, problem, source } => {
+                write!(f, "{node} (127.0.0.1:{port}): {problem}")?;
+                match source {
+                    Some(e) => write!(f, ": {e}"),
+                    None => Ok(()),
+                }
+            }
+            Error::ServerTimeout { node, port, doing, waited } => write!(
                 f,
-                "{program} was not found on PATH nor in /usr/sbin: install the proxies and Redis \
-                 (Debian/Ubuntu: `sudo apt-get install nutcracker nginx redis-server`; macOS: \
-                 `brew install twemproxy nginx redis`), then restart the kernel so it sees them"
+                "{node} (127.0.0.1:{port}) did not answer {doing} within {} s: it may be stopped (SIGSTOP) \
+                 or overloaded; resume it (SIGCONT) or drop the driver and start a new one",
+                waited.as_secs_f64()
             ),
-            Error::Proxy(msg) => f.write_str(msg),
+            Error::System { doing, source } => write!(f, "could not {doing}: {source}"),
         }
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::ServerFailed { source: Some(e), .. } | Error::System { source: e, .. } => Some(e.io()),
+            _ => None,
+        }
+    }
+}
+
+/// An I/O error inside an [`Error`], shared so that `Error` stays `Clone`;
+/// two are equal when their kind and text are.
+#[derive(Debug, Clone)]
+pub struct IoError(std::sync::Arc<std::io::Error>);
+
+impl IoError {
+    /// The I/O error itself.
+    pub fn io(&self) -> &std::io::Error {
+        &self.0
+    }
+}
+
+impl From<std::io::Error> for IoError {
+    fn from(e: std::io::Error) -> IoError {
+        IoError(std::sync::Arc::new(e))
+    }
+}
+
+impl PartialEq for IoError {
+    fn eq(&self, other: &IoError) -> bool {
+        self.0.kind() == other.0.kind() && self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for IoError {}
+
+impl fmt::Display for IoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
 
 /// `std::result::Result` with this crate's [`Error`] as the default error,
 /// so that `use reshard::*` leaves a reader's own `Result<T, String>` alone.

@@ -10,10 +10,11 @@
 #![cfg(feature = "proxies")]
 
 use reshard::live::redis::process_alive;
-use reshard::live::{nginx_version, nutcracker_version, Nginx, NginxConfig, Observed, Twemproxy, TwemproxyConfig};
+use reshard::live::{nginx_version, nutcracker_version, Nginx, NginxConfig, Observed, RedisCluster};
+use reshard::live::{Twemproxy, TwemproxyConfig};
 use reshard::{Error, KeySet};
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -21,7 +22,7 @@ use std::time::{Duration, Instant};
 fn proxies_here() -> bool {
     match nutcracker_version().and_then(|_| nginx_version()) {
         Ok(_) => true,
-        Err(e @ Error::ProxyMissing { .. }) => {
+        Err(e @ Error::ProgramMissing { .. }) => {
             if std::env::var("CI").is_ok_and(|v| v == "true") {
                 panic!("CI=true but {e}");
             }
@@ -209,18 +210,56 @@ fn nginx_answers_each_key_from_one_backend_and_a_fourth_server_takes_some() {
 }
 
 #[test]
-fn two_drivers_at_once_share_no_port() {
+fn a_backend_killed_from_outside_is_named() {
     if !proxies_here() {
         return;
     }
-    let (a, b) = std::thread::scope(|s| {
+    let keys = KeySet::users(500);
+    let proxy = Twemproxy::start(&TwemproxyConfig::named(["A", "B", "C"]).unwrap()).unwrap();
+    let left = proxy.footprint();
+    proxy.set_keys(&keys).unwrap();
+    // The backends first, in config order, then nutcracker.
+    let (pid, port) = (left[1].0, proxy.backend_port("B").unwrap());
+    assert_eq!(
+        redis_cli(port, &["INFO", "server"]).lines().find(|l| l.starts_with("process_id:")).map(str::trim),
+        Some(format!("process_id:{pid}").as_str())
+    );
+    assert!(Command::new("kill").args(["-KILL", &pid.to_string()]).status().unwrap().success());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while process_alive(pid) {
+        assert!(Instant::now() < deadline, "kill -KILL {pid} did not end it");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let err = proxy.where_stored(&keys).unwrap_err();
+    assert!(
+        matches!(&err, Error::ServerFailed { node, port: p, source: Some(_), .. } if node == "backend B" && *p == port),
+        "{err:?}"
+    );
+    assert!(err.to_string().starts_with(&format!("backend B (127.0.0.1:{port})")), "{err}");
+    assert!(std::error::Error::source(&err).is_some_and(|s| s.is::<std::io::Error>()));
+    drop(proxy);
+    assert_gone(&left);
+}
+
+#[test]
+fn three_drivers_at_once_share_no_port() {
+    if !proxies_here() {
+        return;
+    }
+    let (a, b, c) = std::thread::scope(|s| {
         let a = s.spawn(|| Twemproxy::start(&TwemproxyConfig::named(["A", "B"]).unwrap()).unwrap());
         let b = s.spawn(|| Nginx::start(&NginxConfig::named(["A", "B"]).unwrap()).unwrap());
-        (a.join().unwrap(), b.join().unwrap())
+        let c = s.spawn(|| RedisCluster::start(["A", "B", "C"]).unwrap());
+        (a.join().unwrap(), b.join().unwrap(), c.join().unwrap())
     });
     let mut ports = vec![a.port(), b.port()];
     for n in ["A", "B"] {
         ports.extend([a.backend_port(n).unwrap(), b.backend_port(n).unwrap()]);
+    }
+    // A cluster node uses its port and its bus port, port + 10000.
+    for n in ["A", "B", "C"] {
+        let p = c.port(n).unwrap();
+        ports.extend([p, p + 10_000]);
     }
     let mut distinct = ports.clone();
     distinct.sort_unstable();
@@ -344,9 +383,37 @@ fn twenty_thousand_keys_in_seconds() {
     }
 }
 
+/// Run by `a_missing_program_is_named_with_its_install_command` with
+/// `PATH` emptied.
 #[test]
-fn a_missing_proxy_says_how_to_install_it() {
-    let text = Error::ProxyMissing { program: "nutcracker" }.to_string();
-    assert!(text.contains("apt-get install nutcracker nginx redis-server"), "{text}");
-    assert!(text.starts_with("nutcracker was not found"), "{text}");
+#[ignore = "run by a_missing_program_is_named_with_its_install_command in a child process"]
+fn child_without_path() {
+    if std::env::var("RESHARD_NO_PATH_CHILD").is_ok() {
+        println!("ERROR {}", nutcracker_version().unwrap_or_else(|e| e.to_string()));
+        println!("NGINX {:?}", nginx_version());
+    }
+}
+
+#[test]
+fn a_missing_program_is_named_with_its_install_command() {
+    // redis-server lives in /usr/bin (searched through PATH only), nginx
+    // and nutcracker in /usr/sbin (searched always), on Debian.
+    if !Path::new("/usr/bin/redis-server").exists() || Path::new("/usr/sbin/redis-server").exists() {
+        eprintln!("skipped: redis-server is not where Debian puts it");
+        return;
+    }
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_without_path", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("RESHARD_NO_PATH_CHILD", "1")
+        .env("PATH", "/reshard-nonexistent")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find_map(|l| l.split_once("ERROR ").map(|x| x.1)).expect("the child printed its error");
+    assert!(line.starts_with("redis-server was not found on PATH nor in /usr/sbin"), "{line}");
+    assert!(line.contains("apt-get install redis-server") && !line.contains("nginx"), "{line}");
+    if Path::new("/usr/sbin/nginx").exists() {
+        // Found in /usr/sbin without PATH.
+        assert!(text.contains("NGINX Ok("), "{text}");
+    }
 }

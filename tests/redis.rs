@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 fn redis_here() -> bool {
     match redis_version() {
         Ok(_) => true,
-        Err(e @ Error::RedisMissing { .. }) => {
+        Err(e @ Error::ProgramMissing { .. }) => {
             if std::env::var("CI").is_ok_and(|v| v == "true") {
                 panic!("CI=true but {e}");
             }
@@ -104,6 +104,8 @@ fn grow_and_shrink_exactly_as_predicted() {
         cluster.reshard(&m.from, &m.to, m.slots.len(), 100).unwrap();
     }
     cluster.del_node("B").unwrap();
+    let again = cluster.del_node("B").unwrap_err().to_string();
+    assert!(again.contains("node B is not in the cluster any more: del_node removed it"), "{again}");
     let gone = cluster.snapshot().unwrap();
     let names = cluster.names();
     assert_eq!(gone.slots(), &drain.after().ordered_as(names.clone()).unwrap());
@@ -190,9 +192,183 @@ fn the_owner_killed_leaves_nothing() {
     assert_gone(&left);
 }
 
+/// Run by `a_missing_redis_says_how_to_install_it` with `PATH` emptied.
+#[test]
+#[ignore = "run by a_missing_redis_says_how_to_install_it in a child process"]
+fn child_without_path() {
+    if std::env::var("RESHARD_NO_PATH_CHILD").is_ok() {
+        println!("ERROR {:?} {}", redis_version().is_err(), redis_version().unwrap_or_else(|e| e.to_string()));
+    }
+}
+
 #[test]
 fn a_missing_redis_says_how_to_install_it() {
-    let e = Error::RedisMissing { program: "redis-server" };
-    let text = e.to_string();
-    assert!(text.contains("apt-get install redis-server") && text.contains("brew install redis"), "{text}");
+    let out = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_without_path", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("RESHARD_NO_PATH_CHILD", "1")
+        .env("PATH", "/reshard-nonexistent")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().find_map(|l| l.split_once("ERROR ").map(|x| x.1)).expect("the child printed its error");
+    assert!(line.starts_with("true redis-server was not found on PATH"), "{line}");
+    assert!(line.contains("apt-get install redis-server") && line.contains("brew install redis"), "{line}");
+}
+
+/// Send `signal` (`"STOP"`, `"KILL"`) to a process, with `kill` (outside
+/// the crate).
+fn signal(pid: u32, signal: &str) {
+    assert!(Command::new("kill").args([&format!("-{signal}"), &pid.to_string()]).status().unwrap().success());
+}
+
+#[test]
+fn a_stopped_node_is_named_within_the_stated_timeout() {
+    if !redis_here() {
+        return;
+    }
+    let keys = KeySet::users(3_000);
+    let mut cluster = RedisCluster::start(["A", "B", "C"]).unwrap();
+    assert_eq!(cluster.reply_timeout(), Duration::from_secs(10));
+    cluster.load(&keys).unwrap();
+    let left = footprint(&cluster);
+    let limit = Duration::from_millis(400);
+    cluster.set_reply_timeout(limit).unwrap();
+    assert!(matches!(cluster.set_reply_timeout(Duration::ZERO), Err(Error::Invalid(_))));
+    let port = cluster.port("B").unwrap();
+    signal(cluster.pid("B").unwrap(), "STOP");
+    type Call<'a> = (&'a str, Box<dyn Fn() -> Result<(), Error> + 'a>);
+    let calls: [Call; 3] = [
+        ("load", Box::new(|| cluster.load(&keys).map(drop))),
+        ("snapshot", Box::new(|| cluster.snapshot().map(drop))),
+        ("command", Box::new(|| cluster.command("B", &["PING"]).map(drop))),
+    ];
+    for (what, call) in calls {
+        let t0 = Instant::now();
+        let err = call().unwrap_err();
+        let took = t0.elapsed();
+        eprintln!("{what} after {took:?}: {err}");
+        match &err {
+            Error::ServerTimeout { node, port: p, waited, .. } => {
+                assert_eq!((node.as_str(), *p, *waited), ("B", port, limit), "{what}: {err}")
+            }
+            other => panic!("{what}: not a timeout: {other:?}"),
+        }
+        assert!(err.to_string().contains(&format!("B (127.0.0.1:{port}) did not answer")), "{what}: {err}");
+        assert!(err.to_string().contains("within 0.4 s"), "{what}: {err}");
+        // The message tells the truth: it waited that long, and not much more.
+        assert!(took >= limit && took < limit + Duration::from_secs(3), "{what} took {took:?}");
+    }
+    // Dropping a cluster with a stopped node stops it too, and fast.
+    let t0 = Instant::now();
+    drop(cluster);
+    assert!(t0.elapsed() < Duration::from_secs(5), "drop took {:?}", t0.elapsed());
+    assert_gone(&left);
+}
+
+#[test]
+fn a_killed_node_is_named_by_every_call() {
+    if !redis_here() {
+        return;
+    }
+    let keys = KeySet::users(3_000);
+    let mut cluster = RedisCluster::start(["A", "B", "C"]).unwrap();
+    let left = footprint(&cluster);
+    let (pid, port) = (cluster.pid("C").unwrap(), cluster.port("C").unwrap());
+    signal(pid, "KILL");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while process_alive(pid) {
+        assert!(Instant::now() < deadline, "kill -KILL {pid} did not end it");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let named = |what: &str, e: Error| {
+        let text = e.to_string();
+        eprintln!("{what}: {text}");
+        assert!(matches!(&e, Error::ServerFailed { node, port: p, .. } if node == "C" && *p == port), "{what}: {e:?}");
+        assert!(text.starts_with(&format!("C (127.0.0.1:{port})")), "{what}: {text}");
+        text
+    };
+    let t0 = Instant::now();
+    named("load", cluster.load(&keys).unwrap_err());
+    named("snapshot", cluster.snapshot().unwrap_err());
+    assert!(named("slots", cluster.slots().unwrap_err()).contains("its 5461 slots have no running node"));
+    assert!(named("del_node", cluster.del_node("C").unwrap_err()).contains("has exited"));
+    assert!(t0.elapsed() < Duration::from_secs(5), "the errors took {:?}", t0.elapsed());
+    // An I/O error keeps its source.
+    let refused = cluster.command("C", &["PING"]).unwrap_err();
+    named("command", refused.clone());
+    let source = std::error::Error::source(&refused).expect("a source");
+    let io = source.downcast_ref::<std::io::Error>().expect("an io::Error");
+    use std::io::ErrorKind::{ConnectionRefused, ConnectionReset};
+    assert!(matches!(io.kind(), ConnectionRefused | ConnectionReset), "{io:?}");
+    drop(cluster);
+    assert_gone(&left);
+}
+
+/// The `redis-cli` processes (pid) whose command line has `--cluster` and
+/// that descend from process `ancestor`, read from `/proc`.
+fn redis_cli_under(ancestor: u32) -> Vec<u32> {
+    let parent = |pid: u32| -> Option<u32> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        stat.rsplit(')').next()?.split_whitespace().nth(1)?.parse().ok()
+    };
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else { continue };
+        let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+        if !cmd.contains("redis-cli") || !cmd.contains("--cluster") || cmd.starts_with("sh ") {
+            continue;
+        }
+        let mut p = Some(pid);
+        for _ in 0..6 {
+            p = p.and_then(parent);
+            if p == Some(ancestor) {
+                out.push(pid);
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Run by `the_owner_killed_stops_its_redis_cli` in a child process.
+#[test]
+#[ignore = "run by the_owner_killed_stops_its_redis_cli in a child process"]
+fn child_forms_a_cluster() {
+    if std::env::var("RESHARD_REDIS_CHILD").is_err() {
+        return;
+    }
+    println!("STARTING");
+    let _cluster = RedisCluster::start(["A", "B", "C"]).unwrap();
+    std::thread::sleep(Duration::from_secs(120));
+}
+
+#[test]
+fn the_owner_killed_stops_its_redis_cli() {
+    if !redis_here() {
+        return;
+    }
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_forms_a_cluster", "--ignored", "--nocapture", "--test-threads=1"])
+        .env("RESHARD_REDIS_CHILD", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Catch `redis-cli --cluster create` while it runs.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let cli = loop {
+        if let Some(&p) = redis_cli_under(child.id()).first() {
+            break p;
+        }
+        assert!(Instant::now() < deadline, "no redis-cli --cluster create seen");
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    child.kill().unwrap(); // SIGKILL: no destructor runs
+    child.wait().unwrap();
+    let t0 = Instant::now();
+    while process_alive(cli) {
+        assert!(t0.elapsed() < Duration::from_secs(1), "redis-cli {cli} outlived its owner by 1 s");
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }

@@ -8,7 +8,6 @@
 //! assert!(Reply::Error("MOVED 866 127.0.0.1:30467".into()).is_error());
 //! ```
 
-use crate::live::server::HOST;
 use crate::{Error, Result};
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -58,25 +57,100 @@ impl Reply {
     }
 }
 
-/// One connection to one server.
+/// How long connecting to a server may take.
+pub const CONNECT_WITHIN: Duration = Duration::from_secs(2);
+
+/// How long a server may take to answer (each read, each write of a
+/// connection), unless the driver sets another limit.
+pub const REPLY_WITHIN: Duration = Duration::from_secs(10);
+
+/// An I/O error while asking server `node` on `port` to do `doing`, as a
+/// typed error naming both: [`Error::ServerTimeout`] (of `waited`) when a
+/// read or write ran out of time, else [`Error::ServerFailed`].
+pub(crate) fn node_error(node: &str, port: u16, doing: &str, waited: Duration, e: io::Error) -> Error {
+    match e.kind() {
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => {
+            Error::ServerTimeout { node: node.to_string(), port, doing: doing.to_string(), waited }
+        }
+        _ => Error::ServerFailed {
+            node: node.to_string(),
+            port,
+            problem: format!("{doing} failed (has it stopped?)"),
+            source: Some(e.into()),
+        },
+    }
+}
+
+/// One connection to one server, named for its errors.
 pub(crate) struct Conn {
     reader: BufReader<TcpStream>,
     writer: BufWriter<TcpStream>,
+    node: String,
+    port: u16,
+    within: Duration,
 }
 
 impl Conn {
-    pub(crate) fn open(port: u16) -> io::Result<Conn> {
-        let addr: SocketAddr = format!("{HOST}:{port}").parse().expect("a valid address");
-        let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
-        stream.set_read_timeout(Some(Duration::from_secs(120)))?;
-        stream.set_nodelay(true)?;
+    /// A connection to server `node` on `port`, whose replies may each take
+    /// [`REPLY_WITHIN`].
+    #[cfg(feature = "proxies")]
+    pub(crate) fn open(node: &str, port: u16) -> Result<Conn> {
+        Conn::open_within(node, port, REPLY_WITHIN)
+    }
+
+    /// A connection whose reads and writes may each take `within` (not 0).
+    pub(crate) fn open_within(node: &str, port: u16, within: Duration) -> Result<Conn> {
+        let addr = SocketAddr::from(([127, 0, 0, 1], port));
+        let stream = TcpStream::connect_timeout(&addr, CONNECT_WITHIN)
+            .map_err(|e| node_error(node, port, "connect", CONNECT_WITHIN, e))?;
+        let set = |s: &TcpStream| {
+            s.set_read_timeout(Some(within))?;
+            s.set_write_timeout(Some(within))?;
+            s.set_nodelay(true)?;
+            s.try_clone()
+        };
+        let reader = set(&stream).map_err(|e| node_error(node, port, "set up the connection", within, e))?;
         Ok(Conn {
-            reader: BufReader::with_capacity(1 << 16, stream.try_clone()?),
+            reader: BufReader::with_capacity(1 << 16, reader),
             writer: BufWriter::with_capacity(1 << 16, stream),
+            node: node.to_string(),
+            port,
+            within,
         })
     }
 
-    pub(crate) fn send<A: AsRef<[u8]>>(&mut self, args: &[A]) -> io::Result<()> {
+    fn fail(&self, doing: &str) -> impl Fn(io::Error) -> Error + '_ {
+        let doing = doing.to_string();
+        move |e| node_error(&self.node, self.port, &doing, self.within, e)
+    }
+
+    /// The next reply (e.g. of a `MONITOR` stream).
+    #[cfg(feature = "proxies")]
+    pub(crate) fn next(&mut self) -> Result<Reply> {
+        self.read().map_err(|e| node_error(&self.node, self.port, "a reply", self.within, e))
+    }
+
+    /// Send one command and read its reply.
+    pub(crate) fn call<A: AsRef<[u8]>>(&mut self, args: &[A]) -> Result<Reply> {
+        let doing = command_text(args);
+        let r = self.send(args).and_then(|()| self.writer.flush()).and_then(|()| self.read());
+        r.map_err(self.fail(&doing))
+    }
+
+    /// Send every command, `BATCH` at a time before reading their replies,
+    /// and give each reply to `each` in order.
+    pub(crate) fn pipeline<I, C, A>(&mut self, commands: I, each: impl FnMut(Reply)) -> Result<()>
+    where
+        I: IntoIterator<Item = C>,
+        C: AsRef<[A]>,
+        A: AsRef<[u8]>,
+    {
+        let mut first = None;
+        let r = self.pipeline_io(commands, each, &mut first);
+        r.map_err(self.fail(&format!("{} (pipelined)", first.unwrap_or_default())))
+    }
+
+    fn send<A: AsRef<[u8]>>(&mut self, args: &[A]) -> io::Result<()> {
         write!(self.writer, "*{}\r\n", args.len())?;
         for a in args {
             let a = a.as_ref();
@@ -87,7 +161,7 @@ impl Conn {
         Ok(())
     }
 
-    pub(crate) fn read(&mut self) -> io::Result<Reply> {
+    fn read(&mut self) -> io::Result<Reply> {
         let mut line = Vec::with_capacity(64);
         self.reader.read_until(b'\n', &mut line)?;
         if line.len() < 3 || !line.ends_with(b"\r\n") {
@@ -123,15 +197,12 @@ impl Conn {
         })
     }
 
-    pub(crate) fn call<A: AsRef<[u8]>>(&mut self, args: &[A]) -> io::Result<Reply> {
-        self.send(args)?;
-        self.writer.flush()?;
-        self.read()
-    }
-
-    /// Send every command, `BATCH` at a time before reading their replies,
-    /// and give each reply to `each` in order.
-    pub(crate) fn pipeline<I, C, A>(&mut self, commands: I, mut each: impl FnMut(Reply)) -> io::Result<()>
+    fn pipeline_io<I, C, A>(
+        &mut self,
+        commands: I,
+        mut each: impl FnMut(Reply),
+        first: &mut Option<String>,
+    ) -> io::Result<()>
     where
         I: IntoIterator<Item = C>,
         C: AsRef<[A]>,
@@ -139,6 +210,7 @@ impl Conn {
     {
         let mut pending = 0;
         for c in commands {
+            first.get_or_insert_with(|| command_text(c.as_ref()));
             self.send(c.as_ref())?;
             pending += 1;
             if pending == BATCH {
@@ -157,5 +229,12 @@ impl Conn {
     }
 }
 
-// ---------------------------------------------------------------------------
-// One server under its watchdog
+/// A command's name for a message: its first word, and the second after
+/// `CLUSTER` (`SET`, `CLUSTER NODES`); no keys.
+fn command_text<A: AsRef<[u8]>>(args: &[A]) -> String {
+    let word = |i: usize| args.get(i).map_or(String::new(), |a| String::from_utf8_lossy(a.as_ref()).into_owned());
+    match word(0) {
+        w if w.eq_ignore_ascii_case("cluster") => format!("{w} {}", word(1)),
+        w => w,
+    }
+}

@@ -10,18 +10,26 @@
 //! what an operator would get; the crate predicts it beforehand with
 //! [`Slots::rebalance`] and [`Slots::reshard_from`].
 //!
-//! **No stray servers.** Every server runs under the watchdog of
-//! [`live::server`](crate::live::server): when the cluster is dropped, or
-//! this process dies in any way — a failed cell, a panic, a kernel
-//! restart, `kill -9` — each server is stopped and its directory removed.
-//! `Drop` waits for them, so when a `RedisCluster` is gone, its servers and
-//! directories are gone.
+//! **No stray servers.** Every server, and every `redis-cli` run, runs
+//! under the watchdog of [`live::process`](crate::live::process): when the
+//! cluster is dropped, or this process dies in any way — a failed cell, a
+//! panic, a kernel restart, `kill -9` — each is stopped and its directory
+//! removed. `Drop` waits for them, so when a `RedisCluster` is gone, its
+//! servers and directories are gone.
+//!
+//! **Errors name the node.** A node that refuses, closes, or has exited is
+//! [`Error::ServerFailed`]; one that does not answer in time (stopped with
+//! SIGSTOP, overloaded) is [`Error::ServerTimeout`]; both name the node and
+//! its port. Every wait has a limit, stated in its message: a reply
+//! [`REPLY_WITHIN`] (10 s; [`set_reply_timeout`](RedisCluster::set_reply_timeout)
+//! changes it), the nodes agreeing [`AGREE_WITHIN`] (60 s), a `redis-cli`
+//! run [`CLI_WITHIN`](crate::live::cli::CLI_WITHIN) (300 s), a start 15 s.
 //!
 //! The crate talks to the servers itself ([`live::client`](crate::live::client));
 //! `redis-cli` is used only for the `--cluster` subcommands.
 //!
 //! Where `redis-server` or `redis-cli` is missing, every constructor
-//! returns [`Error::RedisMissing`], whose message says how to install them.
+//! returns [`Error::ProgramMissing`], whose message says how to install them.
 //!
 //! ```no_run
 //! use reshard::live::RedisCluster;
@@ -42,66 +50,56 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
+pub use crate::live::client::REPLY_WITHIN;
 use crate::live::client::{Conn, Reply};
-use crate::live::server::{find_program, free_port, io_err, Server, HOST};
+use crate::live::process::{find_program, new_dir, version_text, PortLease, Supervised, HOST, PROBE_WITHIN};
 use crate::schemes::slots::{Slots, SLOT_COUNT};
 use crate::schemes::NodeId;
 use crate::{Error, Result};
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// How long to wait for the cluster to agree.
-const PATIENCE: Duration = Duration::from_secs(60);
+/// How long the nodes may take to agree on the cluster (state ok, every
+/// node known, one slot table).
+pub const AGREE_WITHIN: Duration = Duration::from_secs(60);
 
 /// The installed Redis version (from `redis-server --version`), e.g.
 /// `"7.0.15"`, after checking that `redis-cli` is there too. Fails with
-/// [`Error::RedisMissing`] otherwise: a notebook calls this first and says
-/// how to install Redis instead of failing.
+/// [`Error::ProgramMissing`] otherwise: a notebook calls this first and
+/// says how to install Redis instead of failing.
 pub fn redis_version() -> Result<String> {
     let server = find_program("redis-server")?;
     find_program("redis-cli")?;
-    let out = Command::new(server).arg("--version").output().map_err(io_err("run redis-server --version"))?;
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = version_text(&server, "--version")?;
     // "Redis server v=7.0.15 sha=… malloc=… bits=64 build=…"
     Ok(text.split_whitespace().find_map(|w| w.strip_prefix("v=")).unwrap_or(text.trim()).to_string())
 }
 
-/// `s` without terminal colour codes (`ESC [ … m`).
-fn strip_ansi(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut chars = s.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for d in chars.by_ref() {
-                if d.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
+/// True when `CLUSTER NODES` flags (then the link state, space-separated)
+/// say a node is down: flag `fail` or `fail?`, or link `disconnected`.
+fn flagged_down(flags_link: &str) -> bool {
+    let (flags, link) = flags_link.split_once(' ').unwrap_or((flags_link, ""));
+    flags.split(',').any(|f| f == "fail" || f == "fail?") || link == "disconnected"
 }
 
 /// One cluster-mode `redis-server` under its watchdog.
-struct RedisNode {
-    server: Server,
-    port: u16,
-    id: String,
+pub(super) struct RedisNode {
+    pub(super) server: Supervised,
+    pub(super) lease: PortLease,
+    pub(super) id: String,
 }
 
 impl RedisNode {
-    /// Start one cluster-mode server on a free port (retrying on another
-    /// port if the one picked was taken meanwhile).
-    fn start(name: &str, redis_server: &std::path::Path) -> Result<RedisNode> {
+    /// Start one cluster-mode server on a free port whose bus port is free
+    /// too (retrying on another pair if the one picked was taken meanwhile).
+    pub(super) fn start(name: &str, redis_server: &std::path::Path, within: Duration) -> Result<RedisNode> {
         let mut last = None;
         for _ in 0..8 {
-            let port = free_port(true)?;
-            let dir = Server::fresh_dir("redis", port)?;
+            let lease = PortLease::take_with_bus()?;
+            let port = lease.port();
+            let dir = new_dir("redis")?;
             let log = dir.join("redis.log");
             let mut args: Vec<OsString> = ["--port", &port.to_string(), "--bind", HOST, "--cluster-enabled", "yes"]
                 .iter()
@@ -110,29 +108,47 @@ impl RedisNode {
                 .map(OsString::from)
                 .collect();
             args.extend(["--dir".into(), dir.clone().into(), "--logfile".into(), log.clone().into()]);
-            let ready =
-                || matches!(Conn::open(port).and_then(|mut c| c.call(&["PING"])), Ok(Reply::Status(s)) if s == "PONG");
-            match Server::start(name, redis_server, &args, &dir, Some(&log), ready) {
-                Ok(server) => {
-                    let mut node = RedisNode { server, port, id: String::new() };
-                    node.id = node.call(&["CLUSTER", "MYID"])?.text();
+            let server = Supervised::start(name, redis_server, &args, dir)?;
+            let ping = || Conn::open_within(name, port, PROBE_WITHIN).and_then(|mut c| c.call(&["PING"]));
+            let ready = || matches!(ping(), Ok(Reply::Status(s)) if s == "PONG");
+            match server.wait_ready(port, Some(&log), ready) {
+                Ok(()) => {
+                    let mut node = RedisNode { server, lease, id: String::new() };
+                    node.id = node.call(within, &["CLUSTER", "MYID"])?.text();
                     return Ok(node);
                 }
                 Err(e) if e.to_string().contains("Address already in use") => last = Some(e),
                 Err(e) => return Err(e),
             }
         }
-        Err(last.unwrap_or_else(|| Error::Redis("redis-server did not start".into())))
+        Err(last.unwrap_or_else(|| Error::Redis(format!("redis-server {name} did not start"))))
     }
 
-    fn name(&self) -> &str {
+    pub(super) fn name(&self) -> &str {
         self.server.name()
     }
 
-    fn call(&self, args: &[&str]) -> Result<Reply> {
-        Conn::open(self.port)
-            .and_then(|mut c| c.call(args))
-            .map_err(|e| Error::Redis(format!("{} ({HOST}:{}): {}: {e}", self.name(), self.port, args.join(" "))))
+    pub(super) fn port(&self) -> u16 {
+        self.lease.port()
+    }
+
+    /// One command, on a connection of its own whose reply may take `within`.
+    pub(super) fn call(&self, within: Duration, args: &[&str]) -> Result<Reply> {
+        Conn::open_within(self.name(), self.port(), within)?.call(args)
+    }
+
+    /// The error for a node whose process has exited.
+    pub(super) fn exited(&self, doing: &str) -> Error {
+        Error::ServerFailed {
+            node: self.name().to_string(),
+            port: self.port(),
+            problem: format!(
+                "its redis-server (pid {}) has exited, so {doing}; a Redis Cluster node that left this way \
+                 cannot come back: drop the cluster and start a new one",
+                self.server.pid()
+            ),
+            source: None,
+        }
     }
 }
 
@@ -140,54 +156,29 @@ impl Drop for RedisCluster {
     fn drop(&mut self) {
         // Tell every watchdog at once, then wait for each.
         for s in &mut self.servers {
-            s.server.signal_stop();
+            s.server.release();
         }
         self.servers.clear();
-    }
-}
-
-// ---------------------------------------------------------------------------
-
-/// What a `redis-cli --cluster` run printed and how long it took.
-#[derive(Debug, Clone)]
-pub struct CliRun {
-    /// The command line after `redis-cli`.
-    pub args: Vec<String>,
-    /// Its standard output, node addresses replaced by node names.
-    pub output: String,
-    /// Wall-clock seconds.
-    pub seconds: f64,
-}
-
-impl CliRun {
-    /// The "Moving N slots from A to B" lines: (from, to, N).
-    pub fn moves(&self) -> Vec<(String, String, usize)> {
-        self.output
-            .lines()
-            .filter_map(|l| {
-                let w: Vec<&str> = l.split_whitespace().collect();
-                match w.as_slice() {
-                    ["Moving", n, "slots", "from", a, "to", b] => Some((a.to_string(), b.to_string(), n.parse().ok()?)),
-                    _ => None,
-                }
-            })
-            .collect()
     }
 }
 
 /// A local Redis Cluster of masters only, on 127.0.0.1; stopped, with its
 /// files removed, when dropped (see the [module docs](self)).
 pub struct RedisCluster {
-    servers: Vec<RedisNode>,
+    pub(super) servers: Vec<RedisNode>,
+    /// The nodes `del_node` removed, for a clear error if one is named.
+    pub(super) removed: Vec<String>,
+    /// How long a reply may take (see [`REPLY_WITHIN`]).
+    pub(super) reply_within: Duration,
     /// The name of the node `redis-cli` is pointed at.
-    entry: String,
-    redis_server: PathBuf,
-    redis_cli: PathBuf,
+    pub(super) entry: String,
+    pub(super) redis_server: PathBuf,
+    pub(super) redis_cli: PathBuf,
 }
 
 impl std::fmt::Debug for RedisCluster {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.servers.iter().map(|s| (s.name(), s.port, &s.id))).finish()
+        f.debug_list().entries(self.servers.iter().map(|s| (s.name(), s.port(), &s.id))).finish()
     }
 }
 
@@ -213,13 +204,20 @@ impl RedisCluster {
         let redis_server = find_program("redis-server")?;
         let redis_cli = find_program("redis-cli")?;
         let entry = names[0].clone();
-        let mut cluster = RedisCluster { servers: Vec::new(), entry, redis_server, redis_cli };
+        let mut cluster = RedisCluster {
+            servers: Vec::new(),
+            removed: Vec::new(),
+            reply_within: REPLY_WITHIN,
+            entry,
+            redis_server,
+            redis_cli,
+        };
         for n in &names {
-            let s = RedisNode::start(n, &cluster.redis_server)?;
+            let s = RedisNode::start(n, &cluster.redis_server, cluster.reply_within)?;
             cluster.servers.push(s);
         }
         let mut args = vec!["--cluster".to_string(), "create".to_string()];
-        args.extend(cluster.servers.iter().map(|s| format!("{HOST}:{}", s.port)));
+        args.extend(cluster.servers.iter().map(|s| format!("{HOST}:{}", s.port())));
         args.extend(["--cluster-replicas", "0", "--cluster-yes"].map(String::from));
         cluster.cli(args)?;
         cluster.wait_agreed()?;
@@ -231,13 +229,45 @@ impl RedisCluster {
         self.servers.iter().map(|s| s.name().to_string()).collect()
     }
 
-    fn server(&self, name: &str) -> Result<&RedisNode> {
-        self.servers.iter().find(|s| s.name() == name).ok_or_else(|| Error::UnknownNode(name.to_string()))
+    /// How long every reply of a node may take, from now on (default
+    /// [`REPLY_WITHIN`], 10 s): a node that does not answer within it fails
+    /// with [`Error::ServerTimeout`], which states this limit. Must be more
+    /// than 0.
+    pub fn set_reply_timeout(&mut self, within: Duration) -> Result<()> {
+        if within.is_zero() {
+            return Err(Error::Invalid("a reply timeout of 0: use more than 0, e.g. 10 s".into()));
+        }
+        self.reply_within = within;
+        Ok(())
+    }
+
+    /// How long every reply of a node may take.
+    pub fn reply_timeout(&self) -> Duration {
+        self.reply_within
+    }
+
+    pub(super) fn server(&self, name: &str) -> Result<&RedisNode> {
+        self.servers.iter().find(|s| s.name() == name).ok_or_else(|| {
+            if self.removed.iter().any(|r| r == name) {
+                Error::Redis(format!(
+                    "node {name} is not in the cluster any more: del_node removed it; the cluster has {}",
+                    self.names().join(", ")
+                ))
+            } else {
+                Error::UnknownNode(name.to_string())
+            }
+        })
+    }
+
+    /// A connection to node `s`, whose replies may take the reply timeout.
+    pub(crate) fn conn(&self, name: &str) -> Result<Conn> {
+        let s = self.server(name)?;
+        Conn::open_within(s.name(), s.port(), self.reply_within)
     }
 
     /// The port node `name` listens on.
     pub fn port(&self, name: &str) -> Result<u16> {
-        Ok(self.server(name)?.port)
+        Ok(self.server(name)?.port())
     }
 
     /// The node id of node `name` (40 hex digits, random at each start).
@@ -257,7 +287,7 @@ impl RedisCluster {
 
     /// The node `redis-cli` is pointed at: the first one started (the
     /// first one left, after it leaves).
-    fn entry(&self) -> &RedisNode {
+    pub(super) fn entry(&self) -> &RedisNode {
         self.servers.iter().find(|s| s.name() == self.entry).unwrap_or(&self.servers[0])
     }
 
@@ -272,56 +302,28 @@ impl RedisCluster {
     pub fn named_text(&self, text: &str) -> String {
         let mut t = text.to_string();
         for s in &self.servers {
-            t = t.replace(&format!("{HOST}:{}", s.port), s.name()).replace(&s.id, s.name());
+            t = t.replace(&format!("{HOST}:{}", s.port()), s.name()).replace(&s.id, s.name());
         }
         t
     }
 
     /// Run one command on node `name` (no redirects followed).
     pub fn command(&self, name: &str, args: &[&str]) -> Result<Reply> {
-        self.server(name)?.call(args)
+        self.server(name)?.call(self.reply_within, args)
     }
 
     /// Run commands on node `name` over one connection (`ASKING` then a
     /// command needs that), returning every reply.
     pub fn commands(&self, name: &str, commands: &[&[&str]]) -> Result<Vec<Reply>> {
-        let s = self.server(name)?;
         let mut out = Vec::new();
-        Conn::open(s.port)
-            .and_then(|mut c| c.pipeline(commands.iter(), |r| out.push(r)))
-            .map_err(|e| Error::Redis(format!("{name}: {e}")))?;
+        self.conn(name)?.pipeline(commands.iter(), |r| out.push(r))?;
         Ok(out)
-    }
-
-    /// Run `redis-cli` with these arguments; fails on a non-zero exit.
-    fn cli(&self, args: Vec<String>) -> Result<CliRun> {
-        let t0 = Instant::now();
-        let out =
-            Command::new(&self.redis_cli).args(&args).stdin(Stdio::null()).output().map_err(io_err("run redis-cli"))?;
-        let seconds = t0.elapsed().as_secs_f64();
-        let text = strip_ansi(&self.named_text(&String::from_utf8_lossy(&out.stdout)));
-        let ok = out.status.success() && !text.contains("[ERR]");
-        if !ok {
-            let err = strip_ansi(&self.named_text(&String::from_utf8_lossy(&out.stderr)));
-            let tail: Vec<&str> = text.lines().chain(err.lines()).rev().take(12).collect();
-            return Err(Error::Redis(format!(
-                "redis-cli {} failed ({}):\n{}",
-                self.named_text(&args.join(" ")),
-                out.status,
-                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-            )));
-        }
-        Ok(CliRun { args, output: text, seconds })
-    }
-
-    fn entry_addr(&self) -> String {
-        format!("{HOST}:{}", self.entry().port)
     }
 
     /// `CLUSTER NODES` as node `name` sees it: (id, flags, slots) per line,
     /// in the order of the lines.
-    fn cluster_nodes(&self, server: &RedisNode) -> Result<Vec<(String, String, Vec<u16>)>> {
-        let text = server.call(&["CLUSTER", "NODES"])?.text();
+    pub(super) fn cluster_nodes(&self, server: &RedisNode) -> Result<Vec<(String, String, Vec<u16>)>> {
+        let text = server.call(self.reply_within, &["CLUSTER", "NODES"])?.text();
         let mut out = Vec::new();
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let w: Vec<&str> = line.split_whitespace().collect();
@@ -340,7 +342,8 @@ impl RedisCluster {
                 };
                 slots.extend(a..=b);
             }
-            out.push((w[0].to_string(), w[2].to_string(), slots));
+            // Flags, then the link state (field 8) after them.
+            out.push((w[0].to_string(), format!("{} {}", w[2], w[7]), slots));
         }
         Ok(out)
     }
@@ -349,20 +352,41 @@ impl RedisCluster {
     /// from the node it is pointed at, that node first, then the others in
     /// the order it lists them — redis-cli's node order, which
     /// [`Slots::rebalance`] needs to break ties exactly as redis-cli will.
+    ///
+    /// A node that is down — its process has exited, or the entry node
+    /// flags it `fail` or `fail?` or lists its link `disconnected` — is left
+    /// out of the table, as redis-cli leaves it out, when it serves no slot;
+    /// when it serves slots, no table is true and the error names it.
     pub fn slots(&self) -> Result<Slots> {
         let lines = self.cluster_nodes(self.entry())?;
         let mut order: Vec<&(String, String, Vec<u16>)> = lines.iter().filter(|l| l.1.contains("myself")).collect();
         order.extend(lines.iter().filter(|l| !l.1.contains("myself")));
         let mut names = Vec::new();
         let mut table = vec![NodeId::MAX; SLOT_COUNT];
-        for (i, (id, _, slots)) in order.iter().enumerate() {
+        for (id, flags, slots) in order {
             let s = self.servers.iter().find(|s| &s.id == id).ok_or_else(|| {
                 Error::Redis(format!("CLUSTER NODES lists node {id}, which this cluster did not start"))
             })?;
-            names.push(s.name().to_string());
-            for &slot in slots {
-                table[usize::from(slot)] = i as NodeId;
+            let down = !s.server.alive() || flagged_down(flags);
+            if down && slots.is_empty() {
+                continue;
             }
+            if down {
+                let serves = format!("its {} slots have no running node", slots.len());
+                if !s.server.alive() {
+                    return Err(s.exited(&serves));
+                }
+                return Err(Error::ServerFailed {
+                    node: s.name().to_string(),
+                    port: s.port(),
+                    problem: format!("is down as {} sees it ({flags}): {serves}", self.entry().name()),
+                    source: None,
+                });
+            }
+            for &slot in slots {
+                table[usize::from(slot)] = names.len() as NodeId;
+            }
+            names.push(s.name().to_string());
         }
         if let Some(s) = table.iter().position(|&t| t == NodeId::MAX) {
             return Err(Error::Redis(format!("slot {s} is served by no node")));
@@ -371,9 +395,11 @@ impl RedisCluster {
     }
 
     /// Wait until every node reports `cluster_state:ok`, knows every node
-    /// (no handshake, no failure flags) and sees the same slot table.
+    /// (no handshake, no failure flags) and sees the same slot table, for
+    /// at most [`AGREE_WITHIN`]. A node that has exited, refuses, or does
+    /// not answer within the reply timeout ends the wait at once, named.
     pub fn wait_agreed(&self) -> Result<()> {
-        let deadline = Instant::now() + PATIENCE;
+        let deadline = Instant::now() + AGREE_WITHIN;
         let ids: Vec<&String> = {
             let mut v: Vec<&String> = self.servers.iter().map(|s| &s.id).collect();
             v.sort();
@@ -384,17 +410,21 @@ impl RedisCluster {
             match self.agreed(&ids) {
                 Ok(None) => return Ok(()),
                 Ok(Some(w)) => why = w,
+                Err(e @ (Error::ServerFailed { .. } | Error::ServerTimeout { .. })) => return Err(e),
                 Err(e) => why = e.to_string(),
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        Err(Error::Redis(format!("the cluster did not settle within {} s: {why}", PATIENCE.as_secs())))
+        Err(Error::Redis(format!("the cluster did not settle within {} s: {why}", AGREE_WITHIN.as_secs())))
     }
 
     fn agreed(&self, ids: &[&String]) -> Result<Option<String>> {
         let mut first: Option<BTreeMap<String, Vec<u16>>> = None;
         for s in &self.servers {
-            let info = s.call(&["CLUSTER", "INFO"])?.text();
+            if !s.server.alive() {
+                return Err(s.exited("the cluster cannot agree"));
+            }
+            let info = s.call(self.reply_within, &["CLUSTER", "INFO"])?.text();
             if !info.contains("cluster_state:ok") {
                 return Ok(Some(format!("{} reports the cluster not ok", s.name())));
             }
@@ -404,9 +434,8 @@ impl RedisCluster {
             if seen != ids {
                 return Ok(Some(format!("{} knows {} nodes of {}", s.name(), seen.len(), ids.len())));
             }
-            if let Some(l) =
-                lines.iter().find(|l| l.1.contains("handshake") || l.1.contains("fail") || l.1.contains("noaddr"))
-            {
+            let unsettled = |f: &str| matches!(f, "handshake" | "fail" | "fail?" | "noaddr");
+            if let Some(l) = lines.iter().find(|l| l.1.split([' ', ',']).any(unsettled)) {
                 return Ok(Some(format!("{} flags a node {}", s.name(), l.1)));
             }
             let table: BTreeMap<String, Vec<u16>> = lines.into_iter().map(|(id, _, slots)| (id, slots)).collect();
@@ -418,84 +447,6 @@ impl RedisCluster {
         }
         Ok(None)
     }
-
-    /// Start a new empty server `name` and join it to the cluster with
-    /// `redis-cli --cluster add-node`: it serves no slots yet. Returns when
-    /// every node knows it.
-    pub fn add_node(&mut self, name: &str) -> Result<CliRun> {
-        if self.servers.iter().any(|s| s.name() == name) {
-            return Err(Error::DuplicateNode(name.to_string()));
-        }
-        let s = RedisNode::start(name, &self.redis_server)?;
-        let new = format!("{HOST}:{}", s.port);
-        self.servers.push(s);
-        let run = self.cli(vec!["--cluster".into(), "add-node".into(), new, self.entry_addr()])?;
-        self.wait_agreed()?;
-        Ok(run)
-    }
-
-    /// `redis-cli --cluster rebalance <entry> --cluster-use-empty-masters`
-    /// (weights 1, threshold 2%, `--cluster-pipeline` keys per `MIGRATE`),
-    /// then wait for the nodes to agree.
-    pub fn rebalance(&self, pipeline: usize) -> Result<CliRun> {
-        let run = self.cli(vec![
-            "--cluster".into(),
-            "rebalance".into(),
-            self.entry_addr(),
-            "--cluster-use-empty-masters".into(),
-            "--cluster-pipeline".into(),
-            pipeline.max(1).to_string(),
-        ])?;
-        self.wait_agreed()?;
-        Ok(run)
-    }
-
-    /// `redis-cli --cluster reshard <entry> --cluster-from <from>
-    /// --cluster-to <to> --cluster-slots <count> --cluster-yes` (by node
-    /// ids), then wait for the nodes to agree.
-    pub fn reshard(&self, from: &str, to: &str, count: usize, pipeline: usize) -> Result<CliRun> {
-        let run = self.cli(vec![
-            "--cluster".into(),
-            "reshard".into(),
-            self.entry_addr(),
-            "--cluster-from".into(),
-            self.id(from)?,
-            "--cluster-to".into(),
-            self.id(to)?,
-            "--cluster-slots".into(),
-            count.to_string(),
-            "--cluster-yes".into(),
-            "--cluster-pipeline".into(),
-            pipeline.max(1).to_string(),
-        ])?;
-        self.wait_agreed()?;
-        Ok(run)
-    }
-
-    /// `redis-cli --cluster del-node <entry> <id>`: the other nodes forget
-    /// node `name` and it shuts down; it must serve no slots. Its watchdog
-    /// then removes its directory.
-    pub fn del_node(&mut self, name: &str) -> Result<CliRun> {
-        self.server(name)?;
-        if self.servers.len() == 1 {
-            return Err(Error::LastNode(name.to_string()));
-        }
-        if self.entry == name {
-            // redis-cli is pointed at this node: point it at the first other.
-            self.entry = self.servers.iter().find(|s| s.name() != name).expect("another node").name().to_string();
-        }
-        let id = self.id(name)?;
-        let run = self.cli(vec!["--cluster".into(), "del-node".into(), self.entry_addr(), id])?;
-        let at = self.servers.iter().position(|s| s.name() == name).expect("still listed");
-        let gone = self.servers.remove(at);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while gone.server.alive() && Instant::now() < deadline {
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        drop(gone);
-        self.wait_agreed()?;
-        Ok(run)
-    }
 }
 
 #[cfg(test)]
@@ -503,9 +454,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn cli_moves_and_ansi() {
-        let run = CliRun { args: vec![], output: "x\nMoving 1366 slots from B to D\n####\n".into(), seconds: 0.0 };
-        assert_eq!(run.moves(), [("B".to_string(), "D".to_string(), 1366)]);
-        assert_eq!(strip_ansi("\u{1b}[31;1m*** ERR\u{1b}[0m"), "*** ERR");
+    fn down_flags() {
+        // Flags and link states as redis-server 7.0 prints them in CLUSTER NODES.
+        assert!(flagged_down("master,fail connected") && flagged_down("master,fail? connected"));
+        assert!(flagged_down("master disconnected") && flagged_down("myself,master,fail connected"));
+        assert!(!flagged_down("master,nofailover connected") && !flagged_down("myself,master connected"));
     }
 }

@@ -6,9 +6,9 @@
 
 use crate::analysis::Movement;
 use crate::keys::KeySet;
-use crate::live::client::{Conn, Reply};
+use crate::live::client::Reply;
 use crate::live::cluster::RedisCluster;
-use crate::live::server::io_err;
+use crate::live::process::HOST;
 use crate::schemes::slots::{key_slot, Slots, SLOT_COUNT};
 use crate::schemes::{NodeId, Placement};
 use crate::{Error, Result};
@@ -112,9 +112,9 @@ impl RedisCluster {
                 .iter()
                 .enumerate()
                 .map(|(n, idx)| {
-                    let port = self.port(&slots.nodes()[n]);
+                    let conn = self.conn(&slots.nodes()[n]);
                     scope.spawn(move || -> Result<(u64, u64, u64)> {
-                        let mut conn = Conn::open(port?).map_err(io_err("connect"))?;
+                        let mut conn = conn?;
                         let mut w = keys.writer();
                         let (mut ok, mut redirected, mut errors) = (0, 0, 0);
                         let commands = idx.iter().map(|&i| {
@@ -125,8 +125,7 @@ impl RedisCluster {
                             Reply::Status(_) => ok += 1,
                             Reply::Error(e) if e.starts_with("MOVED") || e.starts_with("ASK") => redirected += 1,
                             _ => errors += 1,
-                        })
-                        .map_err(io_err("load keys"))?;
+                        })?;
                         Ok((ok, redirected, errors))
                     })
                 })
@@ -160,16 +159,16 @@ impl RedisCluster {
         let mut keys_per_slot = vec![0u64; SLOT_COUNT];
         let mut keys_per_node = Vec::new();
         for (n, name) in slots.nodes().iter().enumerate() {
-            let port = self.port(name)?;
             let own: Vec<usize> = (0..SLOT_COUNT).filter(|&x| slots.table()[x] == n as NodeId).collect();
-            let mut conn = Conn::open(port).map_err(io_err("connect"))?;
+            let mut conn = self.conn(name)?;
             let mut counts = Vec::with_capacity(own.len());
             let commands = own.iter().map(|x| ["CLUSTER".to_string(), "COUNTKEYSINSLOT".to_string(), x.to_string()]);
-            conn.pipeline(commands, |r| counts.push(r)).map_err(io_err("count keys"))?;
+            conn.pipeline(commands, |r| counts.push(r))?;
+            let named = |e: Error| Error::Redis(format!("{name} ({HOST}:{}): {e}", self.port(name).unwrap_or(0)));
             for (&x, r) in own.iter().zip(counts) {
-                keys_per_slot[x] = r.integer()? as u64;
+                keys_per_slot[x] = r.integer().map_err(named)? as u64;
             }
-            keys_per_node.push(conn.call(&["DBSIZE"]).map_err(io_err("DBSIZE"))?.integer()? as u64);
+            keys_per_node.push(conn.call(&["DBSIZE"])?.integer().map_err(named)? as u64);
         }
         Ok(Snapshot { slots, keys_per_slot, keys_per_node })
     }
@@ -191,14 +190,13 @@ impl RedisCluster {
         }
         let mut out: Vec<(usize, Sampled)> = Vec::new();
         for (node, idx) in &by_node {
-            let port = self.port(node)?;
-            let mut conn = Conn::open(port).map_err(io_err("connect"))?;
+            let mut conn = self.conn(node)?;
             let mut replies = Vec::new();
             let commands = idx.iter().flat_map(|&i| {
                 let k = keys.key(i);
                 [vec!["CLUSTER".to_string(), "KEYSLOT".to_string(), k.clone()], vec!["GET".to_string(), k]]
             });
-            conn.pipeline(commands, |r| replies.push(r)).map_err(io_err("ask keys"))?;
+            conn.pipeline(commands, |r| replies.push(r))?;
             for (&i, pair) in idx.iter().zip(replies.chunks(2)) {
                 let slot = match &pair[0] {
                     Reply::Integer(s) => u16::try_from(*s).ok(),

@@ -6,7 +6,8 @@
 //! (nginx does so after `keepalive_requests`) ends the connection: the
 //! client reconnects and sends again the requests that got no response.
 
-use super::server::HOST;
+use super::client::{CONNECT_WITHIN, REPLY_WITHIN};
+use super::process::{HOST, PROBE_WITHIN};
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
@@ -27,10 +28,19 @@ struct Conn {
 }
 
 impl Conn {
-    fn open(port: u16) -> io::Result<Conn> {
+    fn open(port: u16, within: Duration) -> io::Result<Conn> {
         let addr = SocketAddr::from(([127, 0, 0, 1], port));
-        let stream = TcpStream::connect_timeout(&addr, Duration::from_secs(2))?;
-        stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+        // A connect that times out is reported as refused: the caller's
+        // timeout error states the reply timeout, not this one.
+        let stream = TcpStream::connect_timeout(&addr, CONNECT_WITHIN).map_err(|e| match e.kind() {
+            io::ErrorKind::TimedOut => io::Error::new(
+                io::ErrorKind::ConnectionRefused,
+                format!("no connection within {} s", CONNECT_WITHIN.as_secs()),
+            ),
+            _ => e,
+        })?;
+        stream.set_read_timeout(Some(within))?;
+        stream.set_write_timeout(Some(within))?;
         stream.set_nodelay(true)?;
         Ok(Conn {
             reader: BufReader::with_capacity(1 << 16, stream.try_clone()?),
@@ -87,10 +97,11 @@ impl Conn {
 }
 
 /// `GET` every path on `127.0.0.1:port`, pipelined over one keep-alive
-/// connection; the responses in the order of `paths`.
+/// connection, each read and write within [`REPLY_WITHIN`]; the responses
+/// in the order of `paths`.
 pub(crate) fn get_all(port: u16, paths: &[String]) -> io::Result<Vec<Response>> {
     let mut out = Vec::with_capacity(paths.len());
-    let mut conn = Conn::open(port)?;
+    let mut conn = Conn::open(port, REPLY_WITHIN)?;
     let mut reconnects = 0;
     while out.len() < paths.len() {
         let batch = &paths[out.len()..paths.len().min(out.len() + BATCH)];
@@ -112,15 +123,16 @@ pub(crate) fn get_all(port: u16, paths: &[String]) -> io::Result<Vec<Response>> 
             if reconnects > paths.len() / 16 + 8 {
                 return Err(io::Error::other("the server keeps closing the connection"));
             }
-            conn = Conn::open(port)?;
+            conn = Conn::open(port, REPLY_WITHIN)?;
         }
     }
     Ok(out)
 }
 
-/// `GET path` on `127.0.0.1:port`, on a connection of its own.
+/// `GET path` on `127.0.0.1:port`, on a connection of its own: a probe,
+/// answered within [`PROBE_WITHIN`].
 pub(crate) fn get(port: u16, path: &str) -> io::Result<Response> {
-    let mut conn = Conn::open(port)?;
+    let mut conn = Conn::open(port, PROBE_WITHIN)?;
     conn.send(path)?;
     conn.writer.flush()?;
     Ok(conn.read()?.0)

@@ -6,7 +6,7 @@
 //! worker; `user root;` when run as root, so the workers can use the
 //! directory) and runs `nginx -p DIR -c DIR/nginx.conf -e DIR/error.log`
 //! (`-e` from nginx 1.19.5 on) under the watchdog of
-//! [`redis`](super::redis). The backends are `server`
+//! [`process`](super::process). The backends are `server`
 //! blocks of the same nginx, one per name, each on its own port of
 //! 127.0.0.1 answering `GET /` with its name; the proxy's `server` block
 //! passes every request to an `upstream` of those ports with `hash $arg_key
@@ -39,11 +39,11 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
+use super::client::{node_error, REPLY_WITHIN};
 use super::http;
 use super::observed::{key_list, Keys, Observed};
-use super::process::{children_of, fail, is_root, locate, log_tail, new_dir, next_number, version_text};
-use super::process::{PortLease, Supervised};
-use super::server::{process_alive, HOST};
+use super::process::{children_of, find_program, is_root, log_tail, new_dir, next_number, version_text};
+use super::process::{process_alive, system, PortLease, Supervised, HOST};
 use crate::schemes::NodeId;
 use crate::{Error, Result};
 use std::ffi::OsString;
@@ -54,13 +54,19 @@ use std::time::{Duration, Instant};
 mod config;
 pub use config::NginxConfig;
 
-/// How long nginx may take to start or reload.
+/// How long nginx may take to start or reload (its new config answering,
+/// its old workers gone).
 const PATIENCE: Duration = Duration::from_secs(15);
 
+/// An error of nginx as a whole.
+fn fail(what: impl std::fmt::Display) -> Error {
+    Error::Proxy(what.to_string())
+}
+
 /// The installed nginx version (`nginx -v`), e.g. `"1.22.1"`; else
-/// [`Error::ProxyMissing`], whose message says how to install it.
+/// [`Error::ProgramMissing`], whose message says how to install it.
 pub fn nginx_version() -> Result<String> {
-    let text = version_text(&locate("nginx")?, "-v")?;
+    let text = version_text(&find_program("nginx")?, "-v")?;
     // "nginx version: nginx/1.22.1"
     Ok(text.split_whitespace().find_map(|w| w.strip_prefix("nginx/")).unwrap_or(text.trim()).to_string())
 }
@@ -85,12 +91,12 @@ pub struct Nginx {
 impl Nginx {
     /// Start nginx with `config`; returns once the proxy answers.
     pub fn start(config: &NginxConfig) -> Result<Nginx> {
-        let nginx = locate("nginx")?;
+        let nginx = find_program("nginx")?;
         // `-e` (nginx ≥ 1.19.5) keeps even the first log lines, written
         // before the config is read, inside the directory.
         let early_log = version_at_least(&nginx_version()?, [1, 19, 5]);
         let t0 = Instant::now();
-        let mut last = String::new();
+        let (mut last, mut last_port) = (String::new(), 0);
         for _ in 0..8 {
             let mut n = Nginx {
                 config: config.clone(),
@@ -113,19 +119,24 @@ impl Nginx {
                 args.extend(["-e".into(), dir.join("error.log").into()]);
             }
             args.extend(["-p".into(), dir.clone().into(), "-c".into(), dir.join("nginx.conf").into()]);
-            n.master = Some(Supervised::start(dir, &n.nginx, &args)?);
+            n.master = Some(Supervised::start("nginx", &n.nginx, &args, dir)?);
             match n.wait_generation(0) {
                 Ok(()) => {
                     n.timings.push(("nginx".into(), t0.elapsed().as_secs_f64()));
                     return Ok(n);
                 }
-                Err(e) => last = e.to_string(),
+                Err(e) => (last, last_port) = (e.to_string(), n.port()),
             }
             if !last.contains("in use") {
                 break;
             }
         }
-        Err(fail(format!("nginx did not start: {last}")))
+        Err(Error::ServerFailed {
+            node: "nginx".into(),
+            port: last_port,
+            problem: format!("did not start: {last}"),
+            source: None,
+        })
     }
 
     /// The config nginx runs with now.
@@ -200,7 +211,9 @@ impl Nginx {
         }
         let t0 = Instant::now();
         let paths: Vec<String> = keys.iter().map(|k| format!("/?key={k}")).collect();
-        let answers = http::get_all(self.port(), &paths).map_err(|e| fail(format!("requests through nginx: {e}")))?;
+        let port = self.port();
+        let answers =
+            http::get_all(port, &paths).map_err(|e| node_error("nginx", port, "GET /?key=…", REPLY_WITHIN, e))?;
         let names = self.backends();
         let (mut errors, mut first) = (0u64, None);
         let mut holders: Vec<Vec<NodeId>> = Vec::with_capacity(keys.len());
@@ -275,7 +288,7 @@ impl Nginx {
         let token = format!("{}-{}", self.token, self.generation);
         self.conf = self.config.nginx_conf(dir, self.listen.port(), &ports, &token, is_root(dir));
         let path = dir.join("nginx.conf");
-        std::fs::write(&path, &self.conf).map_err(|e| fail(format!("write {}: {e}", path.display())))
+        std::fs::write(&path, &self.conf).map_err(system(format!("write {}", path.display())))
     }
 
     /// Wait until the proxy answers `/reshard-generation` with this

@@ -1,19 +1,31 @@
-//! A program the crate starts under the watchdog of [`redis`](super::redis),
-//! on 127.0.0.1 ports this process reserves for it.
+//! The programs the crate starts — `redis-server`, `redis-cli`,
+//! `nutcracker`, `nginx` — each under a watchdog, on ports of 127.0.0.1
+//! this process reserves for it. Every driver uses this one module.
 //!
-//! [`Supervised::start`] runs one program (redis-server, nutcracker, nginx)
-//! under the same `sh` watchdog as the Redis Cluster's servers: when the
-//! [`Supervised`] is dropped, or this process dies in any way (panic,
-//! kernel restart, `kill -9`), the watchdog reads end-of-file on its pipe,
-//! sends SIGTERM to the program, waits for it (nginx's master waits for its
-//! workers before it exits) and removes the program's directory.
+//! **Program lookup.** [`find_program`] searches `PATH`, then the `sbin`
+//! directories where Debian installs nginx and nutcracker (often not on a
+//! user's `PATH`); a missing program is [`Error::ProgramMissing`], whose
+//! message names the program and how to install it.
 //!
-//! [`PortLease::take`] hands out a port that the kernel says is free and
-//! that no other lease of this process holds, so two drivers started at
-//! once never pick the same port; a program that still finds its port taken
-//! (by another process) is restarted on another one by its driver.
+//! **Ports.** `PortLease` (crate-internal) hands out a port the kernel says
+//! is free and that no other lease of this process holds, so the Redis
+//! Cluster and the proxies, started at once, never pick the same port. A
+//! Redis Cluster node's lease also holds its bus port, port + 10000.
+//!
+//! **Supervision.** `Supervised::start` runs a program under a watchdog: a
+//! small `sh -c` parent, in a process group of its own, that holds the read
+//! end of a pipe whose write end only this process has (close-on-exec, so
+//! no other child inherits it). When the `Supervised` is dropped, or this
+//! process dies in any way — a failed cell, a panic, a kernel restart,
+//! `kill -9` — the pipe closes and the watchdog stops the program: SIGTERM
+//! (and SIGCONT, so a stopped program sees it), SIGKILL after
+//! 10 s (`STOP_WITHIN`) if it is still there, then SIGTERM to its whole process
+//! group (whatever the program forked and left behind, such as nginx
+//! workers whose master was killed), and removes the program's directory.
+//! `Drop` waits for the watchdog, so when a `Supervised` is gone, its
+//! processes and directory are gone. `run_to_end` runs a short-lived
+//! program (`redis-cli`) the same way and collects its output.
 
-use super::server::{process_alive, HOST, WATCHDOG};
 use crate::{Error, Result};
 use std::collections::BTreeSet;
 use std::ffi::OsString;
@@ -24,9 +36,68 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
-/// Ports held by a [`PortLease`] of this process.
-static LEASED: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+/// The only address the servers bind to.
+pub const HOST: &str = "127.0.0.1";
+
+/// How long a started program may take to answer.
+pub(crate) const START_WITHIN: Duration = Duration::from_secs(15);
+
+/// How long one readiness probe of a starting program (a `PING`, a `GET`)
+/// may wait for its answer, so a start never overruns [`START_WITHIN`] by
+/// more than this.
+pub(crate) const PROBE_WITHIN: Duration = Duration::from_secs(1);
+
+/// How long the watchdog waits after SIGTERM before it sends SIGKILL.
+pub(crate) const STOP_WITHIN: Duration = Duration::from_secs(10);
+
+/// The path of `program` on `PATH`, else in `/usr/local/sbin`, `/usr/sbin`
+/// or `/sbin`; else [`Error::ProgramMissing`], naming the program and how
+/// to install it.
+pub fn find_program(program: &'static str) -> Result<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let sbin = ["/usr/local/sbin", "/usr/sbin", "/sbin"].map(PathBuf::from);
+    std::env::split_paths(&path)
+        .chain(sbin)
+        .map(|dir| dir.join(program))
+        .find(|p| p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
+        .ok_or(Error::ProgramMissing { program, install: install_hint(program) })
+}
+
+/// What to install for `program`, and how.
+fn install_hint(program: &str) -> &'static str {
+    match program {
+        "redis-server" | "redis-cli" => {
+            "Redis 7 (Debian/Ubuntu: `sudo apt-get install redis-server`; macOS: `brew install redis`; \
+             conda: `conda install -c conda-forge redis-server`)"
+        }
+        "nutcracker" => "twemproxy (Debian/Ubuntu: `sudo apt-get install nutcracker`; macOS: `brew install twemproxy`)",
+        "nginx" => "nginx (Debian/Ubuntu: `sudo apt-get install nginx`; macOS: `brew install nginx`)",
+        _ => "the package that provides it",
+    }
+}
+
+/// True while process `pid` exists and is not a zombie (reads `/proc`,
+/// falls back to `kill -0` where there is none). A stopped process
+/// (SIGSTOP) exists.
+pub fn process_alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat.rsplit(')').next().and_then(|r| r.split_whitespace().next()).is_some_and(|s| s != "Z"),
+        Err(_) if Path::new("/proc/self").exists() => false,
+        Err(_) => Command::new("kill")
+            .args(["-0", &pid.to_string()])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success()),
+    }
+}
+
+/// An `io::Error` as [`Error::System`], saying what was being done.
+pub(crate) fn system(doing: impl std::fmt::Display) -> impl Fn(std::io::Error) -> Error {
+    move |e| Error::System { doing: doing.to_string(), source: e.into() }
+}
 
 /// Numbers the directories and instances of this process.
 static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -36,88 +107,108 @@ pub(crate) fn next_number() -> u64 {
     COUNTER.fetch_add(1, Ordering::Relaxed)
 }
 
-/// An error of a live proxy.
-pub(crate) fn fail(what: impl std::fmt::Display) -> Error {
-    Error::Proxy(what.to_string())
-}
+/// Ports held by a [`PortLease`] of this process (bus ports included).
+static LEASED: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
 
-/// A port of 127.0.0.1 reserved in this process until dropped.
+/// A port of 127.0.0.1 (with its bus port, for a Redis Cluster node)
+/// reserved in this process until dropped.
 #[derive(Debug)]
-pub(crate) struct PortLease(u16);
+pub(crate) struct PortLease {
+    port: u16,
+    bus: Option<u16>,
+}
 
 impl PortLease {
     /// A port the kernel just gave out as free and no lease holds.
+    #[cfg(any(test, feature = "proxies"))]
     pub(crate) fn take() -> Result<PortLease> {
+        PortLease::find(false)
+    }
+
+    /// A port `p` as [`take`](PortLease::take) gives, whose cluster bus port
+    /// `p + 10000` is free and unleased too (held by the lease as well).
+    pub(crate) fn take_with_bus() -> Result<PortLease> {
+        PortLease::find(true)
+    }
+
+    fn find(with_bus: bool) -> Result<PortLease> {
         for _ in 0..200 {
-            let l = TcpListener::bind((HOST, 0)).map_err(|e| fail(format!("find a free port: {e}")))?;
-            let port = l.local_addr().map_err(|e| fail(format!("find a free port: {e}")))?.port();
+            let l = TcpListener::bind((HOST, 0)).map_err(system("find a free port"))?;
+            let port = l.local_addr().map_err(system("find a free port"))?.port();
+            let bus = match (with_bus, port.checked_add(10_000)) {
+                (false, _) => None,
+                (true, Some(b)) if TcpListener::bind((HOST, b)).is_ok() => Some(b),
+                (true, _) => continue,
+            };
             let mut leased = LEASED.lock().unwrap_or_else(|p| p.into_inner());
-            if port >= 1_024 && leased.insert(port) {
-                return Ok(PortLease(port));
+            if port < 1_024 || leased.contains(&port) || bus.is_some_and(|b| leased.contains(&b)) {
+                continue;
             }
+            leased.extend(std::iter::once(port).chain(bus));
+            return Ok(PortLease { port, bus });
         }
-        Err(fail(format!("no free port on {HOST}")))
+        let what = if with_bus { "port pair (p, p + 10000)" } else { "port" };
+        Err(Error::System {
+            doing: format!("find a free {what} on {HOST}"),
+            source: std::io::Error::from(std::io::ErrorKind::AddrInUse).into(),
+        })
     }
 
     /// The port.
     pub(crate) fn port(&self) -> u16 {
-        self.0
+        self.port
     }
 }
 
 impl Drop for PortLease {
     fn drop(&mut self) {
-        LEASED.lock().unwrap_or_else(|p| p.into_inner()).remove(&self.0);
+        let mut leased = LEASED.lock().unwrap_or_else(|p| p.into_inner());
+        leased.remove(&self.port);
+        if let Some(b) = self.bus {
+            leased.remove(&b);
+        }
     }
 }
 
-/// The path of `program` on `PATH`, else in the `sbin` directories where
-/// Debian installs nginx and nutcracker (often not on a user's `PATH`),
-/// else [`Error::ProxyMissing`].
-pub(crate) fn locate(program: &'static str) -> Result<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let sbin = ["/usr/sbin", "/usr/local/sbin", "/sbin"].map(PathBuf::from);
-    std::env::split_paths(&path)
-        .chain(sbin)
-        .map(|dir| dir.join(program))
-        .find(|p| p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0))
-        .ok_or(Error::ProxyMissing { program })
-}
-
-/// What `program flag` prints (standard output and error together).
-pub(crate) fn version_text(program: &Path, flag: &str) -> Result<String> {
-    let out = Command::new(program)
-        .arg(flag)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| fail(format!("run {} {flag}: {e}", program.display())))?;
-    Ok(format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
-}
-
-/// A new empty private directory for one program, `reshard-<what>-<pid>-<n>`
+/// A new empty private directory for one program, `reshard-<kind>-<pid>-<n>`
 /// in the temporary directory.
-pub(crate) fn new_dir(what: &str) -> Result<PathBuf> {
+pub(crate) fn new_dir(kind: &str) -> Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
-    let dir = std::env::temp_dir().join(format!("reshard-{what}-{}-{}", std::process::id(), next_number()));
+    let dir = std::env::temp_dir().join(format!("reshard-{kind}-{}-{}", std::process::id(), next_number()));
     std::fs::DirBuilder::new()
         .mode(0o700)
         .recursive(true)
         .create(&dir)
-        .map_err(|e| fail(format!("create {}: {e}", dir.display())))?;
+        .map_err(system(format!("create {}", dir.display())))?;
     Ok(dir)
 }
 
-/// True when this process runs as root (the owner of a directory it just
-/// created is uid 0).
-pub(crate) fn is_root(dir: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    dir.metadata().is_ok_and(|m| m.uid() == 0)
-}
+/// The watchdog: start the program in the background, print its pid, block
+/// until stdin closes (this process dropped it or died), then stop it
+/// (SIGTERM and SIGCONT; SIGKILL after `$2` seconds), SIGTERM and SIGCONT
+/// to its own process group (the watchdog ignores TERM by then) for
+/// whatever the program left behind, and remove its directory. `$1` is the
+/// directory, the rest the program's command line.
+const WATCHDOG: &str = r#"dir=$1; stop_within=$2; shift 2
+trap '' INT HUP
+"$@" >/dev/null 2>&1 </dev/null &
+pid=$!
+echo "$pid"
+while read -r _; do :; done
+kill -TERM "$pid" 2>/dev/null
+kill -CONT "$pid" 2>/dev/null
+sleep "$stop_within" && kill -KILL "$pid" 2>/dev/null &
+wait "$pid" 2>/dev/null
+trap '' TERM
+kill -TERM 0 2>/dev/null
+kill -CONT 0 2>/dev/null
+rm -rf "$dir"
+"#;
 
 /// One program under its watchdog, with its own directory.
 #[derive(Debug)]
 pub(crate) struct Supervised {
+    name: String,
     pid: u32,
     dir: PathBuf,
     watchdog: Child,
@@ -125,15 +216,17 @@ pub(crate) struct Supervised {
 }
 
 impl Supervised {
-    /// Run `program args…` under a watchdog that owns `dir` (created by
-    /// the caller, holding the program's files). The program's output goes
-    /// nowhere: it writes its own log in `dir`. On failure `dir` is removed.
-    pub(crate) fn start(dir: PathBuf, program: &Path, args: &[OsString]) -> Result<Supervised> {
+    /// Run `program args…` as server `name` under a watchdog that owns
+    /// `dir` (from [`new_dir`], holding the program's files). Its output
+    /// goes nowhere: it writes its own log in `dir`. On failure `dir` is
+    /// removed.
+    pub(crate) fn start(name: &str, program: &Path, args: &[OsString], dir: PathBuf) -> Result<Supervised> {
         let spawned = Command::new("sh")
             .arg("-c")
             .arg(WATCHDOG)
             .arg("reshard-watchdog")
             .arg(&dir)
+            .arg(STOP_WITHIN.as_secs().to_string())
             .arg(program)
             .args(args)
             .stdin(Stdio::piped())
@@ -145,33 +238,69 @@ impl Supervised {
             Ok(w) => w,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&dir);
-                return Err(fail(format!("start sh for {}: {e}", program.display())));
+                return Err(system(format!("start sh for {}", program.display()))(e));
             }
         };
         let mut first = String::new();
         let read = watchdog.stdout.take().map(|out| BufReader::new(out).read_line(&mut first));
         let guard = watchdog.stdin.take();
-        let mut s = Supervised { pid: 0, dir, watchdog, guard };
+        let mut s = Supervised { name: name.to_string(), pid: 0, dir, watchdog, guard };
         match read.and_then(|r| r.ok()).and_then(|_| first.trim().parse().ok()) {
             Some(pid) => {
                 s.pid = pid;
                 Ok(s)
             }
-            None => Err(fail(format!("the watchdog of {} did not start", program.display()))),
+            None => Err(Error::System {
+                doing: format!("start the watchdog of {}", program.display()),
+                source: std::io::Error::other("it printed no process id").into(),
+            }),
         }
     }
 
-    /// The program's process id.
+    /// Poll `ready` every 10 ms until it says the program answers on
+    /// `port`. Fails, naming the server, its port and the last lines of
+    /// `log` (a file the program writes in its directory), when the program
+    /// exits or does not answer within [`START_WITHIN`]; a caller can tell
+    /// "Address already in use" from the rest.
+    pub(crate) fn wait_ready(&self, port: u16, log: Option<&Path>, mut ready: impl FnMut() -> bool) -> Result<()> {
+        let deadline = Instant::now() + START_WITHIN;
+        let why = loop {
+            if ready() {
+                return Ok(());
+            }
+            if !self.alive() {
+                break "exited before it answered".to_string();
+            }
+            if Instant::now() > deadline {
+                break format!("did not answer within {} s of its start", START_WITHIN.as_secs());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let tail = log.map(|l| log_tail(l, 5)).unwrap_or_default();
+        Err(Error::ServerFailed {
+            node: self.name.clone(),
+            port,
+            problem: format!("{why}; its log ends:\n{tail}"),
+            source: None,
+        })
+    }
+
+    /// The name the driver gave it.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The program's process id (not the watchdog's).
     pub(crate) fn pid(&self) -> u32 {
         self.pid
     }
 
-    /// The program's directory.
+    /// The program's directory (removed when it stops).
     pub(crate) fn dir(&self) -> &Path {
         &self.dir
     }
 
-    /// True while the program runs (not a zombie).
+    /// True while the program's process exists (not a zombie).
     pub(crate) fn alive(&self) -> bool {
         self.pid != 0 && process_alive(self.pid)
     }
@@ -191,8 +320,71 @@ impl Drop for Supervised {
     }
 }
 
+/// How a program run by [`run_to_end`] ended.
+#[derive(Debug)]
+pub(crate) struct Finished {
+    /// Its exit code (`None`: killed by a signal).
+    pub(crate) code: Option<i32>,
+    /// Its standard output and error.
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+}
+
+/// Runs the program inside the watchdog and records its output and exit
+/// code in the directory (`$1`).
+const RECORD: &str = r#"out=$1; shift
+"$@" >"$out/stdout" 2>"$out/stderr" </dev/null
+echo "$?" >"$out/status""#;
+
+/// Run `program args…` to its end under a watchdog (so it stops if this
+/// process dies), for at most `limit`; `None` if it ran out of time (it is
+/// stopped then).
+pub(crate) fn run_to_end(program: &Path, args: &[OsString], limit: Duration) -> Result<Option<Finished>> {
+    let what = program.file_name().map_or("run".into(), |f| f.to_string_lossy().into_owned());
+    let dir = new_dir(&what)?;
+    let mut all: Vec<OsString> = vec!["-c".into(), RECORD.into(), "sh".into(), dir.clone().into(), program.into()];
+    all.extend(args.iter().cloned());
+    let s = Supervised::start(&what, Path::new("sh"), &all, dir)?;
+    let deadline = Instant::now() + limit;
+    while s.alive() {
+        if Instant::now() > deadline {
+            return Ok(None); // dropping `s` stops it
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let read = |f: &str| std::fs::read_to_string(s.dir().join(f)).unwrap_or_default();
+    let code = read("status").trim().parse::<i32>().ok().filter(|&c| c < 128);
+    Ok(Some(Finished { code, stdout: read("stdout"), stderr: read("stderr") }))
+}
+
+/// What `program flag` prints (standard output and error together).
+pub(crate) fn version_text(program: &Path, flag: &str) -> Result<String> {
+    let out = Command::new(program)
+        .arg(flag)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(system(format!("run {} {flag}", program.display())))?;
+    Ok(format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
+}
+
+/// The last `n` lines of a log file (empty if it cannot be read).
+pub(crate) fn log_tail(path: &Path, n: usize) -> String {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+/// True when this process runs as root (the owner of a directory it just
+/// created is uid 0).
+#[cfg(feature = "proxies")]
+pub(crate) fn is_root(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    dir.metadata().is_ok_and(|m| m.uid() == 0)
+}
+
 /// The processes whose parent is `pid` (nginx's workers), read from
 /// `/proc`; empty where there is no `/proc`.
+#[cfg(any(test, feature = "proxies"))]
 pub(crate) fn children_of(pid: u32) -> Vec<u32> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -216,15 +408,9 @@ pub(crate) fn children_of(pid: u32) -> Vec<u32> {
     out
 }
 
-/// The last `n` lines of a log file (empty if it cannot be read).
-pub(crate) fn log_tail(path: &Path, n: usize) -> String {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(n)..].join("\n")
-}
-
-/// `name` is usable as a backend name: 1 to 64 characters of
-/// `A–Z a–z 0–9 _ - .` (it goes into config files and HTTP bodies as is).
+/// `name` is usable as the name of a proxy's backend: 1 to 64 characters
+/// of `A–Z a–z 0–9 _ - .` (it goes into config files and HTTP bodies as is).
+#[cfg(feature = "proxies")]
 pub(crate) fn check_name(name: &str) -> Result<()> {
     let ok = (1..=64).contains(&name.len())
         && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
@@ -243,33 +429,84 @@ mod tests {
     use super::*;
 
     #[test]
-    fn leases_never_repeat_while_held() {
+    fn leases_never_repeat_while_held_bus_ports_included() {
+        let buses: Vec<PortLease> = (0..10).map(|_| PortLease::take_with_bus().unwrap()).collect();
         let held: Vec<PortLease> = (0..50).map(|_| PortLease::take().unwrap()).collect();
-        let ports: BTreeSet<u16> = held.iter().map(PortLease::port).collect();
-        assert_eq!(ports.len(), 50);
-        drop(held);
+        let mut ports: BTreeSet<u16> = held.iter().map(PortLease::port).collect();
+        for b in &buses {
+            assert!(ports.insert(b.port()) && ports.insert(b.port() + 10_000), "{b:?} shared");
+        }
+        assert_eq!(ports.len(), 70);
+        drop((held, buses));
         let leased = LEASED.lock().unwrap();
         assert!(ports.iter().all(|p| !leased.contains(p)));
     }
 
     #[test]
-    fn names_and_programs() {
-        assert!(check_name("A").is_ok() && check_name("cache-01.b_2").is_ok());
-        for bad in ["", "a b", "a:b", "a\"", &"x".repeat(65)] {
-            assert!(matches!(check_name(bad), Err(Error::Invalid(_))), "{bad:?}");
-        }
-        assert_eq!(locate("reshard-no-such-program"), Err(Error::ProxyMissing { program: "reshard-no-such-program" }));
-        assert!(locate("sh").is_ok());
+    fn a_missing_program_is_named_with_its_own_install_command() {
+        let e = find_program("reshard-no-such-program").unwrap_err();
+        assert!(matches!(e, Error::ProgramMissing { program: "reshard-no-such-program", .. }), "{e:?}");
+        let nginx = Error::ProgramMissing { program: "nginx", install: install_hint("nginx") }.to_string();
+        assert!(nginx.contains("apt-get install nginx") && !nginx.contains("Redis"), "{nginx}");
+        let redis = Error::ProgramMissing { program: "redis-cli", install: install_hint("redis-cli") }.to_string();
+        assert!(redis.contains("apt-get install redis-server") && redis.contains("brew install redis"), "{redis}");
+        assert!(find_program("sh").is_ok());
     }
 
     #[test]
     fn a_supervised_program_and_its_directory_go_with_it() {
         let dir = new_dir("test").unwrap();
-        let s = Supervised::start(dir.clone(), Path::new("sleep"), &["60".into()]).unwrap();
+        std::fs::write(dir.join("x"), "x").unwrap();
+        let s = Supervised::start("s", Path::new("sleep"), &["60".into()], dir.clone()).unwrap();
         let pid = s.pid();
         assert!(s.alive() && dir.exists());
         assert_eq!(children_of(s.watchdog.id()), vec![pid]);
         drop(s);
         assert!(!process_alive(pid) && !dir.exists());
+    }
+
+    #[test]
+    fn a_stopped_program_and_its_strays_are_stopped_too() {
+        // The program forks a child that outlives it, then both are stopped
+        // (SIGSTOP): dropping still ends both, and fast.
+        let dir = new_dir("test").unwrap();
+        let script = "sleep 300 & echo $! > \"$0/stray\"; exec sleep 300";
+        let args = ["-c".into(), script.into(), dir.clone().into_os_string()];
+        let s = Supervised::start("s", Path::new("sh"), &args, dir.clone()).unwrap();
+        let pid = s.pid();
+        s.wait_ready(0, None, || dir.join("stray").exists()).unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        let stray: u32 = std::fs::read_to_string(dir.join("stray")).unwrap().trim().parse().unwrap();
+        for p in [pid, stray] {
+            Command::new("kill").args(["-STOP", &p.to_string()]).status().unwrap();
+        }
+        let t0 = Instant::now();
+        drop(s);
+        assert!(t0.elapsed() < Duration::from_secs(5), "{:?}", t0.elapsed());
+        assert!(!process_alive(pid) && !process_alive(stray) && !dir.exists());
+    }
+
+    #[test]
+    fn a_program_that_never_gets_ready_is_named_with_its_log() {
+        let dir = new_dir("test").unwrap();
+        let log = dir.join("log");
+        let script = format!("echo 'Address already in use' > {}; exit 1", log.display());
+        let s = Supervised::start("B", Path::new("sh"), &["-c".into(), script.into()], dir.clone()).unwrap();
+        let err = s.wait_ready(4321, Some(&log), || false).unwrap_err();
+        assert!(matches!(&err, Error::ServerFailed { node, port: 4321, .. } if node == "B"), "{err:?}");
+        assert!(err.to_string().contains("Address already in use"), "{err}");
+        drop(s);
+        assert!(!dir.exists());
+    }
+
+    #[test]
+    fn run_to_end_collects_output_and_code_and_stops_on_time() {
+        let sh = find_program("sh").unwrap();
+        let f =
+            run_to_end(&sh, &["-c".into(), "echo out; echo err >&2; exit 3".into()], START_WITHIN).unwrap().unwrap();
+        assert_eq!((f.code, f.stdout.as_str(), f.stderr.as_str()), (Some(3), "out\n", "err\n"));
+        let t0 = Instant::now();
+        let late = run_to_end(&sh, &["-c".into(), "sleep 30".into()], Duration::from_millis(200)).unwrap();
+        assert!(late.is_none() && t0.elapsed() < Duration::from_secs(5));
     }
 }

@@ -8,8 +8,8 @@
 //! the servers `127.0.0.1:PORT:WEIGHT NAME`, `auto_eject_hosts`,
 //! `server_failure_limit`, `server_retry_timeout`, `preconnect`. Every
 //! process binds 127.0.0.1 only, runs in its own temporary directory under
-//! the watchdog of [`redis`](super::redis), and is stopped, its directory
-//! removed, when the driver is dropped or this process dies.
+//! the watchdog of [`process`](super::process), and is stopped, its
+//! directory removed, when the driver is dropped or this process dies.
 //!
 //! The driver predicts nothing; it observes:
 //!
@@ -44,10 +44,10 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
-use super::client::{Conn, Reply};
+use super::client::{node_error, Conn, Reply, CONNECT_WITHIN, REPLY_WITHIN};
 use super::observed::{key_list, Keys, Observed};
-use super::process::{fail, locate, log_tail, new_dir, next_number, version_text, PortLease, Supervised};
-use super::server::HOST;
+use super::process::{find_program, log_tail, new_dir, next_number, version_text, PortLease, Supervised};
+use super::process::{system, HOST, PROBE_WITHIN, START_WITHIN};
 use crate::schemes::NodeId;
 use crate::{Error, Result};
 use std::collections::HashMap;
@@ -61,15 +61,17 @@ mod config;
 mod monitor;
 pub use config::{TwemproxyConfig, DISTRIBUTIONS, HASHES};
 
-/// How long a program may take to answer after it starts.
-const START_PATIENCE: Duration = Duration::from_secs(15);
+/// An error of the proxy as a whole.
+pub(super) fn fail(what: impl std::fmt::Display) -> Error {
+    Error::Proxy(what.to_string())
+}
 
 /// The installed twemproxy version (`nutcracker -V`), e.g. `"0.5.0"`,
 /// after checking that `redis-server` is there too; else
-/// [`Error::ProxyMissing`], whose message says how to install them.
+/// [`Error::ProgramMissing`], whose message says how to install it.
 pub fn nutcracker_version() -> Result<String> {
-    locate("redis-server")?;
-    let text = version_text(&locate("nutcracker")?, "-V")?;
+    find_program("redis-server")?;
+    let text = version_text(&find_program("nutcracker")?, "-V")?;
     // "This is nutcracker-0.5.0"
     Ok(text.split_whitespace().find_map(|w| w.strip_prefix("nutcracker-")).unwrap_or(text.trim()).to_string())
 }
@@ -115,8 +117,8 @@ impl Twemproxy {
     /// Start a backend per server of `config`, then `nutcracker` in front of
     /// them; returns once the proxy answers `PING`.
     pub fn start(config: &TwemproxyConfig) -> Result<Twemproxy> {
-        let redis_server = locate("redis-server")?;
-        let nutcracker = locate("nutcracker")?;
+        let redis_server = find_program("redis-server")?;
+        let nutcracker = find_program("nutcracker")?;
         let mut t = Twemproxy {
             config: config.clone(),
             pool: format!("reshard_{}_{}", std::process::id(), next_number()),
@@ -186,10 +188,18 @@ impl Twemproxy {
     /// nutcracker's statistics (JSON from its stats port, refreshed every
     /// second): per server `server_ejected_at`, `requests`, `server_err`, …
     pub fn stats(&self) -> Result<String> {
-        let mut s = TcpStream::connect((HOST, self.stats.port())).map_err(|e| fail(format!("stats port: {e}")))?;
-        s.set_read_timeout(Some(Duration::from_secs(5))).map_err(|e| fail(format!("stats port: {e}")))?;
+        self.stats_within(REPLY_WITHIN)
+    }
+
+    fn stats_within(&self, within: Duration) -> Result<String> {
+        let port = self.stats.port();
+        let connect = |e| node_error("nutcracker's stats", port, "connect", CONNECT_WITHIN, e);
+        let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+        let mut s = TcpStream::connect_timeout(&addr, CONNECT_WITHIN).map_err(connect)?;
+        let named = |e| node_error("nutcracker's stats", port, "read the stats", within, e);
+        s.set_read_timeout(Some(within)).map_err(named)?;
         let mut text = String::new();
-        s.read_to_string(&mut text).map_err(|e| fail(format!("read the stats: {e}")))?;
+        s.read_to_string(&mut text).map_err(named)?;
         Ok(text)
     }
 
@@ -199,7 +209,7 @@ impl Twemproxy {
         let keys = key_list(keys)?;
         let t0 = Instant::now();
         let mut w = Written { keys: keys.len() as u64, ok: 0, errors: 0, first_error: None, seconds: 0.0 };
-        let mut conn = Conn::open(self.port()).map_err(|e| fail(format!("connect to nutcracker: {e}")))?;
+        let mut conn = Conn::open("nutcracker", self.port())?;
         let commands =
             keys.iter().enumerate().map(|(i, k)| [b"SET".to_vec(), k.as_bytes().to_vec(), i.to_string().into_bytes()]);
         conn.pipeline(commands, |r| match r {
@@ -208,8 +218,7 @@ impl Twemproxy {
                 w.errors += 1;
                 w.first_error.get_or_insert(other.text());
             }
-        })
-        .map_err(|e| fail(format!("write keys through nutcracker: {e}")))?;
+        })?;
         w.seconds = t0.elapsed().as_secs_f64();
         Ok(w)
     }
@@ -257,16 +266,16 @@ impl Twemproxy {
     pub fn where_routed<K: Keys + ?Sized>(&self, keys: &K) -> Result<Observed> {
         let keys = key_list(keys)?;
         let t0 = Instant::now();
-        let running: Vec<(usize, u16)> = self
+        let running: Vec<(usize, String, u16)> = self
             .backends
             .iter()
             .enumerate()
             .filter(|(_, b)| b.process.is_some())
-            .map(|(n, b)| (n, b.port.port()))
+            .map(|(n, b)| (n, format!("backend {}", b.name), b.port.port()))
             .collect();
         let seen = monitor::watch(&running, || {
             let (mut errors, mut first) = (0u64, None);
-            let mut conn = Conn::open(self.port())?;
+            let mut conn = Conn::open("nutcracker", self.port())?;
             conn.pipeline(keys.iter().map(|k| [&b"GET"[..], k.as_bytes()]), |r| {
                 if r.is_error() {
                     errors += 1;
@@ -339,8 +348,7 @@ impl Twemproxy {
     }
 
     fn call(&self, b: &Backend, args: &[&str]) -> Result<Reply> {
-        let r = Conn::open(b.port.port()).and_then(|mut c| c.call(args));
-        r.map_err(|e| fail(format!("backend {} ({HOST}:{}): {}: {e}", b.name, b.port.port(), args.join(" "))))
+        Conn::open(&format!("backend {}", b.name), b.port.port())?.call(args)
     }
 
     /// Start every server of `config` that has no running backend: all
@@ -357,14 +365,14 @@ impl Twemproxy {
                 }
             };
             if self.backends[at].process.is_none() {
-                self.backends[at].process = Some(self.spawn_redis(self.backends[at].port.port())?);
+                self.backends[at].process = Some(self.spawn_redis(at)?);
                 todo.push(at);
             }
         }
         for &at in &todo {
             let b = &self.backends[at];
             let ok = wait_redis(b.process.as_ref().expect("just started"), b.port.port());
-            if !ok {
+            if ok.is_err() {
                 drop(self.backends[at].process.take());
                 self.backends[at].port = PortLease::take()?;
                 let started = self.spawn_and_wait(at)?;
@@ -385,19 +393,18 @@ impl Twemproxy {
                 self.backends[at].port = PortLease::take()?;
             }
             let port = self.backends[at].port.port();
-            let s = self.spawn_redis(port)?;
-            if wait_redis(&s, port) {
-                return Ok(s);
-            }
-            let log = log_tail(&s.dir().join("redis.log"), 5);
-            if !log.contains("Address already in use") {
-                return Err(fail(format!("redis-server did not answer on {HOST}:{port}; its log ends:\n{log}")));
+            let s = self.spawn_redis(at)?;
+            match wait_redis(&s, port) {
+                Ok(()) => return Ok(s),
+                Err(e) if e.to_string().contains("Address already in use") => {}
+                Err(e) => return Err(e),
             }
         }
         Err(fail(format!("redis-server found no free port on {HOST} for backend {}", self.backends[at].name)))
     }
 
-    fn spawn_redis(&self, port: u16) -> Result<Supervised> {
+    fn spawn_redis(&self, at: usize) -> Result<Supervised> {
+        let (name, port) = (format!("backend {}", self.backends[at].name), self.backends[at].port.port());
         let dir = new_dir("twemproxy-redis")?;
         let mut args: Vec<OsString> = ["--port", &port.to_string(), "--bind", HOST, "--save", "", "--appendonly", "no"]
             .iter()
@@ -407,7 +414,7 @@ impl Twemproxy {
         args.push(dir.clone().into());
         args.push("--logfile".into());
         args.push(dir.join("redis.log").into());
-        Supervised::start(dir, &self.redis_server, &args)
+        Supervised::start(&name, &self.redis_server, &args, dir)
     }
 
     /// Write the YAML and start nutcracker; on a port taken by another
@@ -423,12 +430,12 @@ impl Twemproxy {
             self.yaml = self.config.yaml(&self.pool, self.listen.port(), &ports);
             let dir = new_dir("twemproxy")?;
             let conf = dir.join("nutcracker.yml");
-            std::fs::write(&conf, &self.yaml).map_err(|e| fail(format!("write {}: {e}", conf.display())))?;
+            std::fs::write(&conf, &self.yaml).map_err(system(format!("write {}", conf.display())))?;
             let mut args: Vec<OsString> =
                 vec!["-c".into(), conf.into(), "-o".into(), dir.join("nutcracker.log").into()];
             args.extend(["-p".into(), dir.join("nutcracker.pid").into(), "-v".into(), "6".into()]);
             args.extend(["-s", &self.stats.port().to_string(), "-a", HOST, "-i", "1000"].map(OsString::from));
-            let s = Supervised::start(dir, &self.nutcracker, &args)?;
+            let s = Supervised::start("nutcracker", &self.nutcracker, &args, dir)?;
             match self.wait_proxy(&s) {
                 Ok(()) => {
                     self.proxy = Some(s);
@@ -443,42 +450,44 @@ impl Twemproxy {
                 }
             }
         }
-        Err(fail(format!("nutcracker did not start: {last}\nits config:\n{}", self.yaml)))
+        Err(Error::ServerFailed {
+            node: "nutcracker".into(),
+            port: self.listen.port(),
+            problem: format!("did not start: {last}\nits config:\n{}", self.yaml),
+            source: None,
+        })
     }
 
     /// Ours and ready: its stats name our pool, the proxy port answers
     /// `PING`, and it is still running.
     fn wait_proxy(&self, s: &Supervised) -> std::result::Result<(), String> {
-        let deadline = Instant::now() + START_PATIENCE;
+        let deadline = Instant::now() + START_WITHIN;
         while Instant::now() < deadline {
             if !s.alive() {
                 return Err("nutcracker exited".into());
             }
-            let ours = self.stats().is_ok_and(|t| t.contains(&format!("\"{}\"", self.pool)));
-            let pong =
-                ours && Conn::open(self.port()).and_then(|mut c| c.call(&["PING"])).is_ok_and(|r| r.text() == "PONG");
+            let ours = self.stats_within(PROBE_WITHIN).is_ok_and(|t| t.contains(&format!("\"{}\"", self.pool)));
+            let pong = ours
+                && Conn::open_within("nutcracker", self.port(), PROBE_WITHIN)
+                    .and_then(|mut c| c.call(&["PING"]))
+                    .is_ok_and(|r| r.text() == "PONG");
             if pong && s.alive() {
                 return Ok(());
             }
             std::thread::sleep(Duration::from_millis(10));
         }
-        Err(format!("nutcracker did not answer within {} s", START_PATIENCE.as_secs()))
+        Err(format!("nutcracker did not answer within {} s", START_WITHIN.as_secs()))
     }
 }
 
 /// Wait until the redis-server of `s` answers on `port` (its `INFO` naming
-/// its own process id): false if it exited or never answered.
-fn wait_redis(s: &Supervised, port: u16) -> bool {
-    let deadline = Instant::now() + START_PATIENCE;
+/// its own process id); else an error naming it, with its log's last lines.
+fn wait_redis(s: &Supervised, port: u16) -> Result<()> {
     let mine = format!("process_id:{}", s.pid());
-    while Instant::now() < deadline && s.alive() {
-        let info = Conn::open(port).and_then(|mut c| c.call(&["INFO", "server"]));
-        if info.is_ok_and(|r| r.text().lines().any(|l| l.trim() == mine)) {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    false
+    s.wait_ready(port, Some(&s.dir().join("redis.log")), || {
+        let info = Conn::open_within(s.name(), port, PROBE_WITHIN).and_then(|mut c| c.call(&["INFO", "server"]));
+        info.is_ok_and(|r| r.text().lines().any(|l| l.trim() == mine))
+    })
 }
 
 impl Drop for Twemproxy {

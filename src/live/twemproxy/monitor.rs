@@ -2,26 +2,31 @@
 //! requests go through the proxy, ended by an `ECHO` of a fresh token sent
 //! to each backend directly once every request was answered.
 
+use super::fail;
 use crate::live::client::{Conn, Reply};
-use crate::live::process::{fail, next_number};
+use crate::live::process::{next_number, HOST};
 use crate::Result;
-use std::io;
+use std::time::Duration;
 
-/// Run `work` while every backend `(index, port)` is monitored; returns what
-/// `work` returned and, per backend index, the keys of the `GET`s it
-/// received meanwhile.
+/// How long a monitor stream may stay silent while requests go through the
+/// proxy (a backend that gets no request sends nothing until the end).
+const SILENT_WITHIN: Duration = Duration::from_secs(60);
+
+/// Run `work` while every backend `(index, name, port)` is monitored;
+/// returns what `work` returned and, per backend index, the keys of the
+/// `GET`s it received meanwhile.
 #[allow(clippy::type_complexity)]
 pub(super) fn watch<T>(
-    backends: &[(usize, u16)],
-    work: impl FnOnce() -> io::Result<T>,
+    backends: &[(usize, String, u16)],
+    work: impl FnOnce() -> Result<T>,
 ) -> Result<(T, Vec<(usize, Vec<Vec<u8>>)>)> {
     let token = format!("reshard-end-{}-{}", std::process::id(), next_number());
     let mut monitors = Vec::new();
-    for &(n, port) in backends {
-        let mut c = Conn::open(port).map_err(|e| fail(format!("monitor {port}: {e}")))?;
-        match c.call(&["MONITOR"]) {
-            Ok(Reply::Status(s)) if s == "OK" => monitors.push((n, c)),
-            other => return Err(fail(format!("MONITOR on port {port} answered {other:?}"))),
+    for (n, name, port) in backends {
+        let mut c = Conn::open_within(name, *port, SILENT_WITHIN)?;
+        match c.call(&["MONITOR"])? {
+            Reply::Status(s) if s == "OK" => monitors.push((*n, c)),
+            other => return Err(fail(format!("MONITOR on {name} ({HOST}:{port}) answered {other:?}"))),
         }
     }
     std::thread::scope(|scope| {
@@ -31,20 +36,19 @@ pub(super) fn watch<T>(
         let result = work();
         // Every request was answered: what the backends received is in
         // their monitor streams before this ECHO.
-        let ended: Vec<io::Result<Reply>> = backends
+        let ended: Vec<Result<Reply>> = backends
             .iter()
-            .map(|&(_, port)| Conn::open(port).and_then(|mut c| c.call(&["ECHO", &token_text(token)])))
+            .map(|(_, name, port)| Conn::open(name, *port).and_then(|mut c| c.call(&["ECHO", &token_text(token)])))
             .collect();
         let mut seen = Vec::new();
         for r in readers {
             let (n, keys) = r.join().map_err(|_| fail("a monitor thread panicked"))?;
-            seen.push((n, keys.map_err(|e| fail(format!("monitor of backend {n}: {e}")))?));
+            seen.push((n, keys?));
         }
         for e in ended {
-            e.map_err(|e| fail(format!("end the monitor: {e}")))?;
+            e?;
         }
-        let value = result.map_err(|e| fail(format!("requests through the proxy: {e}")))?;
-        Ok((value, seen))
+        Ok((result?, seen))
     })
 }
 
@@ -53,10 +57,10 @@ fn token_text(token: &[u8]) -> String {
 }
 
 /// The keys of every `GET` in the monitor stream, up to `ECHO token`.
-fn read_until(c: &mut Conn, token: &[u8]) -> io::Result<Vec<Vec<u8>>> {
+fn read_until(c: &mut Conn, token: &[u8]) -> Result<Vec<Vec<u8>>> {
     let mut keys = Vec::new();
     loop {
-        let Reply::Status(line) = c.read()? else { continue };
+        let Reply::Status(line) = c.next()? else { continue };
         let args = monitor_args(&line);
         match args.as_slice() {
             [cmd, key] if cmd.eq_ignore_ascii_case(b"get") => keys.push(key.clone()),
