@@ -106,6 +106,13 @@ def find_chromium() -> str | None:
 
 
 def install_hint(tool: str) -> str:
+    if tool == "proxies":
+        if sys.platform == "darwin":
+            return "brew install twemproxy nginx"
+        if shutil.which("apt-get"):
+            sudo = "" if hasattr(os, "geteuid") and os.geteuid() == 0 else "sudo "
+            return f"{sudo}apt-get install -y nutcracker nginx"
+        return "install twemproxy (nutcracker) and nginx"
     if sys.platform == "darwin":
         return {"chromium": "brew install --cask chromium", "redis": "brew install redis"}[tool]
     sudo = "" if hasattr(os, "geteuid") and os.geteuid() == 0 else "sudo "
@@ -240,9 +247,17 @@ def check(before_setup: bool) -> Report:
         r.add("opt", "Chromium", "not found (optional: PDF handouts)", install_hint("chromium"))
     redis = shutil.which("redis-server")
     if redis:
-        r.add("ok", "redis-server", f"{redis} (optional: notebook 05)")
+        r.add("ok", "redis-server", f"{redis} (optional: notebooks 05 and 07)")
     else:
-        r.add("opt", "redis-server", "not found (optional: a future notebook 05)", install_hint("redis"))
+        r.add("opt", "redis-server", "not found (optional: notebooks 05 and 07)", install_hint("redis"))
+    # Debian puts these in /usr/sbin, often not on a user's PATH; the crate looks there too.
+    sbin = os.environ.get("PATH", "") + os.pathsep + os.pathsep.join(["/usr/sbin", "/usr/local/sbin"])
+    missing = [p for p in ("nutcracker", "nginx") if shutil.which(p, path=sbin) is None]
+    if not missing:
+        r.add("ok", "nutcracker", "and nginx found (optional: notebook 07)")
+    else:
+        r.add("opt", "nutcracker", f"{' and '.join(missing)} not found (optional: notebook 07)",
+              install_hint("proxies"))
     return r
 
 

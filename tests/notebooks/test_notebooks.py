@@ -12,17 +12,32 @@ import nbrun
 
 NOTEBOOKS = sorted(nbrun.NOTEBOOKS_DIR.glob("*.ipynb"))
 
-# Notebooks that start real servers, and the programs they need on PATH.
-NEEDS = {"05-a-real-redis-cluster.ipynb": ("redis-server", "redis-cli")}
+# Notebooks that start real servers: the programs they need, and how to install them.
+NEEDS = {
+    "05-a-real-redis-cluster.ipynb": (
+        ("redis-server", "redis-cli"),
+        "Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis",
+    ),
+    "07-proxies-twemproxy-and-nginx.ipynb": (
+        ("nutcracker", "nginx", "redis-server"),
+        "Debian/Ubuntu: apt-get install nutcracker nginx redis-server; "
+        "macOS: brew install twemproxy nginx redis",
+    ),
+}
+
+# Debian installs nginx and nutcracker here, often not on a user's PATH;
+# the crate looks here too (src/live/process.rs, `locate`).
+SBIN = os.pathsep.join(["/usr/sbin", "/usr/local/sbin", "/sbin"])
 
 
 def skip_unless_installed(name):
     """Skip a notebook whose programs are missing, except under CI=true,
     where the run must fail instead (CI installs them: see .ci/run)."""
-    missing = [p for p in NEEDS.get(name, ()) if shutil.which(p) is None]
+    programs, how = NEEDS.get(name, ((), ""))
+    path = os.environ.get("PATH", "") + os.pathsep + SBIN
+    missing = [p for p in programs if shutil.which(p, path=path) is None]
     if missing and os.environ.get("CI") != "true":
-        pytest.skip(f"{name} needs {' and '.join(missing)} on PATH "
-                    "(Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis)")
+        pytest.skip(f"{name} needs {' and '.join(missing)} on PATH ({how})")
 
 
 @pytest.mark.usefixtures("rust_kernel")

@@ -24,6 +24,8 @@ use std::path::Path;
 pub struct NginxConfig {
     servers: Vec<(String, u32)>,
     consistent: bool,
+    /// Servers marked `down`, by name.
+    down: Vec<String>,
 }
 
 impl NginxConfig {
@@ -34,7 +36,7 @@ impl NginxConfig {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let mut c = NginxConfig { servers: Vec::new(), consistent: true };
+        let mut c = NginxConfig { servers: Vec::new(), consistent: true, down: Vec::new() };
         for n in names {
             c = c.add_server(n, 1)?;
         }
@@ -71,6 +73,43 @@ impl NginxConfig {
         Ok(self)
     }
 
+    /// The same upstream with these servers marked `down` (`server … down;`)
+    /// and every other one up: nginx sends their keys elsewhere, as the
+    /// crate's [`NginxHash::with_down`](crate::NginxHash::with_down) says.
+    /// At least one server stays up.
+    ///
+    /// ```
+    /// use reshard::live::NginxConfig;
+    /// let c = NginxConfig::named(["A", "B", "C"])?.with_down(["B"])?;
+    /// assert_eq!(c.down(), ["B"]);
+    /// assert!(c.clone().with_down(["A", "B", "C"]).is_err());
+    /// assert!(c.with_down(["Z"]).is_err());
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn with_down<I, S>(mut self, names: I) -> Result<NginxConfig>
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        let mut down = Vec::new();
+        for name in names {
+            let name = name.as_ref();
+            if !self.servers.iter().any(|(n, _)| n == name) {
+                return Err(Error::UnknownNode(name.into()));
+            }
+            if !down.iter().any(|d| d == name) {
+                down.push(name.to_string());
+            }
+        }
+        if down.len() == self.servers.len() {
+            return Err(Error::Invalid(
+                "every server is down: nginx would answer 502; leave at least one server up".into(),
+            ));
+        }
+        self.down = down;
+        Ok(self)
+    }
+
     /// The same upstream with one more server, `weight` ≥ 1, listed last.
     pub fn add_server(&self, name: impl Into<String>, weight: u32) -> Result<NginxConfig> {
         let name = name.into();
@@ -92,14 +131,25 @@ impl NginxConfig {
         if self.servers.len() == 1 {
             return Err(Error::LastNode(name.into()));
         }
+        if self.servers.iter().enumerate().all(|(i, (n, _))| i == at || self.down.contains(n)) {
+            return Err(Error::Invalid(format!(
+                "removing {name} leaves only servers marked down: mark fewer servers down first"
+            )));
+        }
         let mut c = self.clone();
         c.servers.remove(at);
+        c.down.retain(|d| d != name);
         Ok(c)
     }
 
     /// The servers: (name, weight), in config order.
     pub fn servers(&self) -> &[(String, u32)] {
         &self.servers
+    }
+
+    /// The servers marked `down`, by name.
+    pub fn down(&self) -> &[String] {
+        &self.down
     }
 
     /// True for `hash $arg_key consistent;`.
@@ -126,8 +176,9 @@ impl NginxConfig {
         }
         let method = if self.consistent { "hash $arg_key consistent;" } else { "hash $arg_key;" };
         let _ = writeln!(c, "  upstream reshard {{\n    {method}");
-        for ((_, weight), port) in self.servers.iter().zip(ports) {
-            let _ = writeln!(c, "    server {HOST}:{port} weight={weight};");
+        for ((name, weight), port) in self.servers.iter().zip(ports) {
+            let down = if self.down.contains(name) { " down" } else { "" };
+            let _ = writeln!(c, "    server {HOST}:{port} weight={weight}{down};");
         }
         c.push_str("    keepalive 16;\n  }\n");
         for ((name, _), port) in self.servers.iter().zip(ports) {
@@ -160,8 +211,11 @@ mod tests {
         ] {
             assert!(conf.lines().any(|l| l == line), "{line:?} not in\n{conf}");
         }
-        let plain = c.consistent(false).nginx_conf(Path::new("/d"), 1, &[2, 3], "t", false);
+        let plain = c.clone().consistent(false).nginx_conf(Path::new("/d"), 1, &[2, 3], "t", false);
         assert!(plain.contains("    hash $arg_key;\n") && !plain.contains("user root"));
+        let b_down = c.with_down(["B"]).unwrap().nginx_conf(Path::new("/d"), 1, &[2, 3], "t", false);
+        assert!(b_down.contains("    server 127.0.0.1:2 weight=1;\n"), "{b_down}");
+        assert!(b_down.contains("    server 127.0.0.1:3 weight=3 down;\n"), "{b_down}");
     }
 
     #[test]
@@ -170,5 +224,8 @@ mod tests {
         assert!(matches!(c.clone().with_weights([1, 1]), Err(Error::LengthMismatch { .. })));
         assert!(matches!(NginxConfig::named(["a b"]), Err(Error::Invalid(_))));
         assert_eq!(c.remove_server("A"), Err(Error::LastNode("A".into())));
+        let two = NginxConfig::named(["A", "B"]).unwrap().with_down(["B"]).unwrap();
+        assert!(matches!(two.remove_server("A"), Err(Error::Invalid(_))));
+        assert!(two.remove_server("B").unwrap().down().is_empty());
     }
 }

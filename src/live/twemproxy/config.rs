@@ -2,6 +2,7 @@
 
 use crate::live::process::check_name;
 use crate::live::server::HOST;
+use crate::schemes::{Placement, TwemDistribution, Twemproxy};
 use crate::{Error, Result};
 use std::collections::HashMap;
 use std::fmt::Write;
@@ -84,6 +85,43 @@ impl TwemproxyConfig {
         }
         if c.servers.is_empty() {
             return Err(Error::NoNodes);
+        }
+        Ok(c)
+    }
+
+    /// The pool a [`Twemproxy`] scheme describes — its servers' names and
+    /// weights, its hash, distribution and hash tag — so that the crate's
+    /// prediction and the running proxy come from one value. The server
+    /// lines carry the scheme's names (ketama places a server by its name),
+    /// so each name must suit a config file (letters, digits, `_ - .`); a
+    /// hash tag must be two printable ASCII characters.
+    /// `auto_eject_hosts` and the rest keep twemproxy's defaults.
+    ///
+    /// ```
+    /// use reshard::live::TwemproxyConfig;
+    /// use reshard::{TwemDistribution, TwemHash, Twemproxy};
+    /// let pool = Twemproxy::named(["A", "B"])?
+    ///     .with_weights([1, 3])?
+    ///     .with_hash(TwemHash::Murmur)
+    ///     .with_distribution(TwemDistribution::Modula)
+    ///     .with_hash_tag("{}")?;
+    /// let c = TwemproxyConfig::from_scheme(&pool)?;
+    /// assert_eq!(c.servers(), [("A".to_string(), 1), ("B".to_string(), 3)]);
+    /// assert_eq!((c.hash(), c.distribution(), c.hash_tag()), ("murmur", "modula", Some("{}")));
+    /// assert!(TwemproxyConfig::from_scheme(&Twemproxy::named(["a b"])?).is_err());
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn from_scheme(pool: &Twemproxy) -> Result<TwemproxyConfig> {
+        let distribution = match pool.distribution() {
+            TwemDistribution::Ketama => "ketama",
+            TwemDistribution::Modula => "modula",
+        };
+        let mut c = TwemproxyConfig::named(pool.nodes().iter().cloned())?
+            .with_weights(pool.weights().iter().copied())?
+            .with_hash(pool.hash().name())?
+            .with_distribution(distribution)?;
+        if let Some(tag) = pool.hash_tag() {
+            c = c.with_hash_tag(&String::from_utf8_lossy(&tag))?;
         }
         Ok(c)
     }
@@ -278,6 +316,25 @@ mod tests {
         }
         let bare = c.without_names().yaml("p", 9000, &ports);
         assert!(bare.lines().any(|l| l == "   - 127.0.0.1:7002:3"), "{bare}");
+    }
+
+    #[test]
+    fn a_scheme_becomes_its_config() {
+        use crate::schemes::TwemHash;
+        let pool = Twemproxy::named(["b", "a"]).unwrap().with_weights([2, 5]).unwrap().with_hash(TwemHash::Md5);
+        let c = TwemproxyConfig::from_scheme(&pool).unwrap();
+        let y = c.yaml("p", 9000, &HashMap::from([("a", 7001), ("b", 7002)]));
+        for line in ["  distribution: ketama", "  hash: md5", "   - 127.0.0.1:7002:2 b", "   - 127.0.0.1:7001:5 a"] {
+            assert!(y.lines().any(|l| l == line), "{line:?} not in\n{y}");
+        }
+        assert!(!y.contains("hash_tag"), "{y}");
+        let tagged = pool.with_distribution(TwemDistribution::Modula).with_hash_tag("::").unwrap();
+        let y = TwemproxyConfig::from_scheme(&tagged).unwrap().yaml("p", 1, &HashMap::new());
+        assert!(y.contains("  distribution: modula\n") && y.contains("  hash_tag: \"::\"\n"), "{y}");
+        // a name nutcracker's config cannot carry, and a tag it cannot quote
+        assert!(TwemproxyConfig::from_scheme(&Twemproxy::named(["a:1"]).unwrap()).is_err());
+        let quote = Twemproxy::new(2).unwrap().with_hash_tag("\"\"").unwrap();
+        assert!(TwemproxyConfig::from_scheme(&quote).is_err());
     }
 
     #[test]
