@@ -11,7 +11,7 @@
 
 use reshard::live::redis::process_alive;
 use reshard::live::{nginx_version, nutcracker_version, Nginx, NginxConfig, Observed, RedisCluster};
-use reshard::live::{Twemproxy, TwemproxyConfig};
+use reshard::live::{Nutcracker, NutcrackerConfig};
 use reshard::{Error, KeySet};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -81,8 +81,8 @@ fn twemproxy_stores_each_key_once_and_a_fourth_server_takes_some() {
         return;
     }
     let keys = KeySet::users(2_000);
-    let config = TwemproxyConfig::named(["A", "B", "C"]).unwrap();
-    let mut proxy = Twemproxy::start(&config).unwrap();
+    let config = NutcrackerConfig::named(["A", "B", "C"]).unwrap();
+    let mut proxy = Nutcracker::start(&config).unwrap();
     let written = proxy.set_keys(&keys).unwrap();
     assert_eq!((written.ok, written.errors), (2_000, 0));
     let stored = proxy.where_stored(&keys).unwrap();
@@ -128,8 +128,8 @@ fn twemproxy_ejects_a_stopped_backend() {
         return;
     }
     let keys = KeySet::users(2_000);
-    let config = TwemproxyConfig::named(["A", "B", "C"]).unwrap().with_auto_eject(1, 60_000).unwrap();
-    let mut proxy = Twemproxy::start(&config).unwrap();
+    let config = NutcrackerConfig::named(["A", "B", "C"]).unwrap().with_auto_eject(1, 60_000).unwrap();
+    let mut proxy = Nutcracker::start(&config).unwrap();
     let before = proxy.where_routed(&keys).unwrap();
     one_each(&before, 2_000);
     proxy.stop_backend("B").unwrap();
@@ -215,7 +215,7 @@ fn a_backend_killed_from_outside_is_named() {
         return;
     }
     let keys = KeySet::users(500);
-    let proxy = Twemproxy::start(&TwemproxyConfig::named(["A", "B", "C"]).unwrap()).unwrap();
+    let proxy = Nutcracker::start(&NutcrackerConfig::named(["A", "B", "C"]).unwrap()).unwrap();
     let left = proxy.footprint();
     proxy.set_keys(&keys).unwrap();
     // The backends first, in config order, then nutcracker.
@@ -247,7 +247,7 @@ fn three_drivers_at_once_share_no_port() {
         return;
     }
     let (a, b, c) = std::thread::scope(|s| {
-        let a = s.spawn(|| Twemproxy::start(&TwemproxyConfig::named(["A", "B"]).unwrap()).unwrap());
+        let a = s.spawn(|| Nutcracker::start(&NutcrackerConfig::named(["A", "B"]).unwrap()).unwrap());
         let b = s.spawn(|| Nginx::start(&NginxConfig::named(["A", "B"]).unwrap()).unwrap());
         let c = s.spawn(|| RedisCluster::start(["A", "B", "C"]).unwrap());
         (a.join().unwrap(), b.join().unwrap(), c.join().unwrap())
@@ -274,7 +274,7 @@ fn a_panic_stops_every_process() {
     }
     let left = std::sync::Mutex::new(Vec::new());
     let result = std::panic::catch_unwind(|| {
-        let t = Twemproxy::start(&TwemproxyConfig::named(["A", "B", "C"]).unwrap()).unwrap();
+        let t = Nutcracker::start(&NutcrackerConfig::named(["A", "B", "C"]).unwrap()).unwrap();
         let n = Nginx::start(&NginxConfig::named(["A", "B", "C"]).unwrap()).unwrap();
         left.lock().unwrap().extend(t.footprint().into_iter().chain(n.footprint()));
         panic!("a failing cell");
@@ -309,7 +309,7 @@ fn child_holds_proxies() {
     if std::env::var("RESHARD_PROXIES_CHILD").is_err() {
         return;
     }
-    let t = Twemproxy::start(&TwemproxyConfig::named(["A", "B", "C"]).unwrap()).unwrap();
+    let t = Nutcracker::start(&NutcrackerConfig::named(["A", "B", "C"]).unwrap()).unwrap();
     let n = Nginx::start(&NginxConfig::named(["A", "B", "C"]).unwrap()).unwrap();
     let parts: Vec<String> =
         t.footprint().iter().chain(&n.footprint()).map(|(p, d)| format!("{p}={}", d.display())).collect();
@@ -357,7 +357,7 @@ fn twenty_thousand_keys_in_seconds() {
         return;
     }
     let keys = KeySet::users(20_000);
-    let mut proxy = Twemproxy::start(&TwemproxyConfig::named(["A", "B", "C"]).unwrap()).unwrap();
+    let mut proxy = Nutcracker::start(&NutcrackerConfig::named(["A", "B", "C"]).unwrap()).unwrap();
     let w = proxy.set_keys(&keys).unwrap();
     let stored = proxy.where_stored(&keys).unwrap();
     let routed = proxy.where_routed(&keys).unwrap();

@@ -39,7 +39,7 @@ pub use nginx::{nginx_version, Nginx, NginxConfig};
 pub use observed::{Keys, Observed};
 pub use process::{find_program, process_alive, HOST};
 #[cfg(feature = "proxies")]
-pub use twemproxy::{nutcracker_version, Twemproxy, TwemproxyConfig, Written};
+pub use twemproxy::{nutcracker_version, Nutcracker, NutcrackerConfig, Written};
 
 /// The old single-file home of the Redis driver: its paths keep working.
 #[doc(hidden)]

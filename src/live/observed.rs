@@ -1,6 +1,6 @@
 //! Where a live proxy put each key, as read back from the real servers.
 //!
-//! The drivers ([`Twemproxy`](super::Twemproxy), [`Nginx`](super::Nginx))
+//! The drivers ([`Nutcracker`](super::Nutcracker), [`Nginx`](super::Nginx))
 //! predict nothing: each observation names, for every key asked about, the
 //! backends that hold it (read from each backend directly), received it
 //! (seen by each backend) or answered for it. The tutor's

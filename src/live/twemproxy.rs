@@ -1,9 +1,9 @@
 //! twemproxy (`nutcracker`) in front of `redis-server` backends, started on
 //! this machine, and where each key really went.
 //!
-//! [`Twemproxy::start`] starts one `redis-server` per backend (`--bind
+//! [`Nutcracker::start`] starts one `redis-server` per backend (`--bind
 //! 127.0.0.1 --save "" --appendonly no`) and one `nutcracker` whose YAML
-//! config is written from a [`TwemproxyConfig`]: `distribution` (ketama,
+//! config is written from a [`NutcrackerConfig`]: `distribution` (ketama,
 //! modula, random), `hash` (fnv1a_64, md5, crc32a, murmur, …), `hash_tag`,
 //! the servers `127.0.0.1:PORT:WEIGHT NAME`, `auto_eject_hosts`,
 //! `server_failure_limit`, `server_retry_timeout`, `preconnect`. Every
@@ -13,29 +13,29 @@
 //!
 //! The driver predicts nothing; it observes:
 //!
-//! * [`set_keys`](Twemproxy::set_keys) writes keys through the proxy;
-//! * [`where_stored`](Twemproxy::where_stored) reads every backend directly
+//! * [`set_keys`](Nutcracker::set_keys) writes keys through the proxy;
+//! * [`where_stored`](Nutcracker::where_stored) reads every backend directly
 //!   (`KEYS *`) and names, per key, the backends that hold it;
-//! * [`where_routed`](Twemproxy::where_routed) sends `GET key` through the
+//! * [`where_routed`](Nutcracker::where_routed) sends `GET key` through the
 //!   proxy while each backend runs `MONITOR`, and names, per key, the
 //!   backend the proxy sent it to — without writing anything, so it works
 //!   after a restart with the old keys still in place, and after a backend
 //!   is stopped (a key whose backend is down and not yet ejected is routed
 //!   nowhere: its `GET` gets an error reply).
 //!
-//! [`restart_with`](Twemproxy::restart_with) restarts only `nutcracker` with
+//! [`restart_with`](Nutcracker::restart_with) restarts only `nutcracker` with
 //! another config (twemproxy 0.5 cannot reload); the backends keep running
 //! with their keys, and a server new in the config gets a new empty backend.
-//! [`stop_backend`](Twemproxy::stop_backend) stops one backend, to watch
+//! [`stop_backend`](Nutcracker::stop_backend) stops one backend, to watch
 //! `auto_eject_hosts` eject it.
 //!
 //! ```
-//! use reshard::live::{Twemproxy, TwemproxyConfig};
+//! use reshard::live::{Nutcracker, NutcrackerConfig};
 //! use reshard::KeySet;
 //! # if reshard::live::nutcracker_version().is_err() { return Ok(()); } // not installed here
 //! let keys = KeySet::users(20_000);
-//! let config = TwemproxyConfig::named(["A", "B", "C"])?.with_hash("fnv1a_64")?.with_distribution("ketama")?;
-//! let mut proxy = Twemproxy::start(&config)?;
+//! let config = NutcrackerConfig::named(["A", "B", "C"])?.with_hash("fnv1a_64")?.with_distribution("ketama")?;
+//! let mut proxy = Nutcracker::start(&config)?;
 //! proxy.set_keys(&keys)?;
 //! let before = proxy.where_stored(&keys)?;          // per key: the backend holding it
 //! proxy.restart_with(&config.add_server("D", 1)?)?;  // D starts empty; A, B, C keep their keys
@@ -59,7 +59,7 @@ use std::time::{Duration, Instant};
 
 mod config;
 mod monitor;
-pub use config::{TwemproxyConfig, DISTRIBUTIONS, HASHES};
+pub use config::{NutcrackerConfig, DISTRIBUTIONS, HASHES};
 
 /// An error of the proxy as a whole.
 pub(super) fn fail(what: impl std::fmt::Display) -> Error {
@@ -100,8 +100,8 @@ struct Backend {
 
 /// twemproxy and its redis backends on 127.0.0.1; every process stopped and
 /// every directory removed when dropped (see the [module docs](self)).
-pub struct Twemproxy {
-    config: TwemproxyConfig,
+pub struct Nutcracker {
+    config: NutcrackerConfig,
     pool: String,
     redis_server: PathBuf,
     nutcracker: PathBuf,
@@ -113,13 +113,13 @@ pub struct Twemproxy {
     timings: Vec<(String, f64)>,
 }
 
-impl Twemproxy {
+impl Nutcracker {
     /// Start a backend per server of `config`, then `nutcracker` in front of
     /// them; returns once the proxy answers `PING`.
-    pub fn start(config: &TwemproxyConfig) -> Result<Twemproxy> {
+    pub fn start(config: &NutcrackerConfig) -> Result<Nutcracker> {
         let redis_server = find_program("redis-server")?;
         let nutcracker = find_program("nutcracker")?;
-        let mut t = Twemproxy {
+        let mut t = Nutcracker {
             config: config.clone(),
             pool: format!("reshard_{}_{}", std::process::id(), next_number()),
             redis_server,
@@ -137,7 +137,7 @@ impl Twemproxy {
     }
 
     /// The config nutcracker runs with now.
-    pub fn config(&self) -> &TwemproxyConfig {
+    pub fn config(&self) -> &NutcrackerConfig {
         &self.config
     }
 
@@ -180,7 +180,7 @@ impl Twemproxy {
     }
 
     /// The last `lines` lines of nutcracker's log (its start, errors; a
-    /// Debian build logs no ejections: [`stats`](Twemproxy::stats) counts them).
+    /// Debian build logs no ejections: [`stats`](Nutcracker::stats) counts them).
     pub fn log(&self, lines: usize) -> String {
         self.proxy.as_ref().map_or(String::new(), |p| log_tail(&p.dir().join("nutcracker.log"), lines))
     }
@@ -306,7 +306,7 @@ impl Twemproxy {
     /// Restart nutcracker with `config` (same port). Backends keep running
     /// with their keys — also those `config` no longer lists; a server new
     /// in `config` (or stopped) gets a fresh empty backend first.
-    pub fn restart_with(&mut self, config: &TwemproxyConfig) -> Result<()> {
+    pub fn restart_with(&mut self, config: &NutcrackerConfig) -> Result<()> {
         self.start_backends(config)?;
         if let Some(p) = self.proxy.take() {
             drop(p); // waits until it is gone and its directory removed
@@ -353,7 +353,7 @@ impl Twemproxy {
 
     /// Start every server of `config` that has no running backend: all
     /// spawned first, then each awaited.
-    fn start_backends(&mut self, config: &TwemproxyConfig) -> Result<()> {
+    fn start_backends(&mut self, config: &NutcrackerConfig) -> Result<()> {
         let t0 = Instant::now();
         let mut todo = Vec::new();
         for (name, _) in config.servers() {
@@ -490,7 +490,7 @@ fn wait_redis(s: &Supervised, port: u16) -> Result<()> {
     })
 }
 
-impl Drop for Twemproxy {
+impl Drop for Nutcracker {
     fn drop(&mut self) {
         // Tell every watchdog at once, then wait for each.
         for s in self.backends.iter_mut().filter_map(|b| b.process.as_mut()).chain(self.proxy.as_mut()) {

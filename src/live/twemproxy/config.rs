@@ -32,8 +32,8 @@ pub const HASHES: [&str; 12] = [
 /// every setting left alone is written with twemproxy's default.
 ///
 /// ```
-/// use reshard::live::TwemproxyConfig;
-/// let c = TwemproxyConfig::named(["A", "B", "C"])?
+/// use reshard::live::NutcrackerConfig;
+/// let c = NutcrackerConfig::named(["A", "B", "C"])?
 ///     .with_weights([1, 1, 2])?
 ///     .with_hash("murmur")?
 ///     .with_distribution("ketama")?
@@ -42,11 +42,11 @@ pub const HASHES: [&str; 12] = [
 /// assert_eq!(c.servers()[2], ("C".to_string(), 2));
 /// let grown = c.add_server("D", 1)?;
 /// assert_eq!(grown.servers().len(), 4);
-/// assert!(TwemproxyConfig::named(["A"])?.with_hash("sha1").is_err());
+/// assert!(NutcrackerConfig::named(["A"])?.with_hash("sha1").is_err());
 /// # Ok::<(), reshard::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TwemproxyConfig {
+pub struct NutcrackerConfig {
     servers: Vec<(String, u32)>,
     names_in_config: bool,
     distribution: &'static str,
@@ -59,16 +59,16 @@ pub struct TwemproxyConfig {
     timeout: Option<u64>,
 }
 
-impl TwemproxyConfig {
+impl NutcrackerConfig {
     /// Servers with these names, weight 1 each; `distribution: ketama`,
     /// `hash: fnv1a_64`, no hash tag, `auto_eject_hosts: false`,
     /// `preconnect: false` (twemproxy's defaults).
-    pub fn named<I, S>(names: I) -> Result<TwemproxyConfig>
+    pub fn named<I, S>(names: I) -> Result<NutcrackerConfig>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let mut c = TwemproxyConfig {
+        let mut c = NutcrackerConfig {
             servers: Vec::new(),
             names_in_config: true,
             distribution: "ketama",
@@ -98,25 +98,25 @@ impl TwemproxyConfig {
     /// `auto_eject_hosts` and the rest keep twemproxy's defaults.
     ///
     /// ```
-    /// use reshard::live::TwemproxyConfig;
+    /// use reshard::live::NutcrackerConfig;
     /// use reshard::{TwemDistribution, TwemHash, Twemproxy};
     /// let pool = Twemproxy::named(["A", "B"])?
     ///     .with_weights([1, 3])?
     ///     .with_hash(TwemHash::Murmur)
     ///     .with_distribution(TwemDistribution::Modula)
     ///     .with_hash_tag("{}")?;
-    /// let c = TwemproxyConfig::from_scheme(&pool)?;
+    /// let c = NutcrackerConfig::from_scheme(&pool)?;
     /// assert_eq!(c.servers(), [("A".to_string(), 1), ("B".to_string(), 3)]);
     /// assert_eq!((c.hash(), c.distribution(), c.hash_tag()), ("murmur", "modula", Some("{}")));
-    /// assert!(TwemproxyConfig::from_scheme(&Twemproxy::named(["a b"])?).is_err());
+    /// assert!(NutcrackerConfig::from_scheme(&Twemproxy::named(["a b"])?).is_err());
     /// # Ok::<(), reshard::Error>(())
     /// ```
-    pub fn from_scheme(pool: &Twemproxy) -> Result<TwemproxyConfig> {
+    pub fn from_scheme(pool: &Twemproxy) -> Result<NutcrackerConfig> {
         let distribution = match pool.distribution() {
             TwemDistribution::Ketama => "ketama",
             TwemDistribution::Modula => "modula",
         };
-        let mut c = TwemproxyConfig::named(pool.nodes().iter().cloned())?
+        let mut c = NutcrackerConfig::named(pool.nodes().iter().cloned())?
             .with_weights(pool.weights().iter().copied())?
             .with_hash(pool.hash().name())?
             .with_distribution(distribution)?;
@@ -127,7 +127,7 @@ impl TwemproxyConfig {
     }
 
     /// The same pool with one more server, `weight` ≥ 1, listed last.
-    pub fn add_server(&self, name: impl Into<String>, weight: u32) -> Result<TwemproxyConfig> {
+    pub fn add_server(&self, name: impl Into<String>, weight: u32) -> Result<NutcrackerConfig> {
         let name = name.into();
         check_name(&name)?;
         if self.servers.iter().any(|(n, _)| *n == name) {
@@ -142,7 +142,7 @@ impl TwemproxyConfig {
     }
 
     /// The same pool without server `name`.
-    pub fn remove_server(&self, name: &str) -> Result<TwemproxyConfig> {
+    pub fn remove_server(&self, name: &str) -> Result<NutcrackerConfig> {
         let at = self.servers.iter().position(|(n, _)| n == name).ok_or_else(|| Error::UnknownNode(name.into()))?;
         if self.servers.len() == 1 {
             return Err(Error::LastNode(name.into()));
@@ -153,7 +153,7 @@ impl TwemproxyConfig {
     }
 
     /// Integer weights ≥ 1, one per server in order (`host:port:WEIGHT`).
-    pub fn with_weights(mut self, weights: impl IntoIterator<Item = u32>) -> Result<TwemproxyConfig> {
+    pub fn with_weights(mut self, weights: impl IntoIterator<Item = u32>) -> Result<NutcrackerConfig> {
         let w: Vec<u32> = weights.into_iter().collect();
         if w.len() != self.servers.len() {
             return Err(Error::LengthMismatch {
@@ -172,20 +172,20 @@ impl TwemproxyConfig {
     }
 
     /// `distribution`: one of [`DISTRIBUTIONS`].
-    pub fn with_distribution(mut self, distribution: &str) -> Result<TwemproxyConfig> {
+    pub fn with_distribution(mut self, distribution: &str) -> Result<NutcrackerConfig> {
         self.distribution = pick("distribution", distribution, &DISTRIBUTIONS)?;
         Ok(self)
     }
 
     /// `hash`: one of [`HASHES`].
-    pub fn with_hash(mut self, hash: &str) -> Result<TwemproxyConfig> {
+    pub fn with_hash(mut self, hash: &str) -> Result<NutcrackerConfig> {
         self.hash = pick("hash", hash, &HASHES)?;
         Ok(self)
     }
 
     /// `hash_tag`: two characters, e.g. `"{}"`; only the part of a key
     /// between them is hashed (when the key has both).
-    pub fn with_hash_tag(mut self, tag: &str) -> Result<TwemproxyConfig> {
+    pub fn with_hash_tag(mut self, tag: &str) -> Result<NutcrackerConfig> {
         let ok = tag.len() == 2 && tag.bytes().all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\');
         if !ok {
             return Err(Error::Invalid(format!(
@@ -199,7 +199,7 @@ impl TwemproxyConfig {
     /// `auto_eject_hosts: true`, ejecting a server after `failure_limit`
     /// consecutive failures (`server_failure_limit`, ≥ 1) for
     /// `retry_timeout_ms` milliseconds (`server_retry_timeout`, ≥ 1).
-    pub fn with_auto_eject(mut self, failure_limit: u32, retry_timeout_ms: u64) -> Result<TwemproxyConfig> {
+    pub fn with_auto_eject(mut self, failure_limit: u32, retry_timeout_ms: u64) -> Result<NutcrackerConfig> {
         if failure_limit == 0 || retry_timeout_ms == 0 {
             return Err(Error::Invalid(format!(
                 "auto eject after {failure_limit} failures for {retry_timeout_ms} ms: use at least 1 failure and 1 ms \
@@ -212,14 +212,14 @@ impl TwemproxyConfig {
     }
 
     /// `preconnect`: connect to every server when nutcracker starts.
-    pub fn with_preconnect(mut self, preconnect: bool) -> TwemproxyConfig {
+    pub fn with_preconnect(mut self, preconnect: bool) -> NutcrackerConfig {
         self.preconnect = preconnect;
         self
     }
 
     /// `timeout` in milliseconds (≥ 1) for connecting to and hearing from
     /// a server; without it nutcracker waits indefinitely.
-    pub fn with_timeout_ms(mut self, ms: u64) -> Result<TwemproxyConfig> {
+    pub fn with_timeout_ms(mut self, ms: u64) -> Result<NutcrackerConfig> {
         if ms == 0 {
             return Err(Error::Invalid("timeout 0 ms: use at least 1 ms, e.g. 400".into()));
         }
@@ -229,8 +229,8 @@ impl TwemproxyConfig {
 
     /// Server lines without names (`127.0.0.1:PORT:WEIGHT`): ketama then
     /// places a server by its address and port instead of its name (see
-    /// [`Twemproxy::backend_port`](super::Twemproxy::backend_port)).
-    pub fn without_names(mut self) -> TwemproxyConfig {
+    /// [`Nutcracker::backend_port`](super::Nutcracker::backend_port)).
+    pub fn without_names(mut self) -> NutcrackerConfig {
         self.names_in_config = false;
         self
     }
@@ -301,7 +301,7 @@ mod tests {
 
     #[test]
     fn yaml_as_the_twemproxy_readme_writes_it() {
-        let c = TwemproxyConfig::named(["A", "B"]).unwrap().with_weights([1, 3]).unwrap().with_hash_tag("{}").unwrap();
+        let c = NutcrackerConfig::named(["A", "B"]).unwrap().with_weights([1, 3]).unwrap().with_hash_tag("{}").unwrap();
         let ports = HashMap::from([("A", 7001), ("B", 7002)]);
         let y = c.yaml("p", 9000, &ports);
         for line in [
@@ -322,25 +322,25 @@ mod tests {
     fn a_scheme_becomes_its_config() {
         use crate::schemes::TwemHash;
         let pool = Twemproxy::named(["b", "a"]).unwrap().with_weights([2, 5]).unwrap().with_hash(TwemHash::Md5);
-        let c = TwemproxyConfig::from_scheme(&pool).unwrap();
+        let c = NutcrackerConfig::from_scheme(&pool).unwrap();
         let y = c.yaml("p", 9000, &HashMap::from([("a", 7001), ("b", 7002)]));
         for line in ["  distribution: ketama", "  hash: md5", "   - 127.0.0.1:7002:2 b", "   - 127.0.0.1:7001:5 a"] {
             assert!(y.lines().any(|l| l == line), "{line:?} not in\n{y}");
         }
         assert!(!y.contains("hash_tag"), "{y}");
         let tagged = pool.with_distribution(TwemDistribution::Modula).with_hash_tag("::").unwrap();
-        let y = TwemproxyConfig::from_scheme(&tagged).unwrap().yaml("p", 1, &HashMap::new());
+        let y = NutcrackerConfig::from_scheme(&tagged).unwrap().yaml("p", 1, &HashMap::new());
         assert!(y.contains("  distribution: modula\n") && y.contains("  hash_tag: \"::\"\n"), "{y}");
         // a name nutcracker's config cannot carry, and a tag it cannot quote
-        assert!(TwemproxyConfig::from_scheme(&Twemproxy::named(["a:1"]).unwrap()).is_err());
+        assert!(NutcrackerConfig::from_scheme(&Twemproxy::named(["a:1"]).unwrap()).is_err());
         let quote = Twemproxy::new(2).unwrap().with_hash_tag("\"\"").unwrap();
-        assert!(TwemproxyConfig::from_scheme(&quote).is_err());
+        assert!(NutcrackerConfig::from_scheme(&quote).is_err());
     }
 
     #[test]
     fn bad_settings_are_typed_errors() {
-        let c = TwemproxyConfig::named(["A", "B"]).unwrap();
-        assert_eq!(TwemproxyConfig::named(Vec::<String>::new()), Err(Error::NoNodes));
+        let c = NutcrackerConfig::named(["A", "B"]).unwrap();
+        assert_eq!(NutcrackerConfig::named(Vec::<String>::new()), Err(Error::NoNodes));
         assert!(
             matches!(c.clone().with_distribution("ring"), Err(Error::Invalid(m)) if m.contains("ketama, modula, random"))
         );
