@@ -59,7 +59,6 @@ pub use analysis::{
 pub use error::{Error, Result};
 pub use hash::{md5_u128, HashWidth};
 pub use keys::{HashedKeys, KeySet};
-pub use present::charts::plotters;
 pub use pyrandom::PyRandom;
 pub use schemes::jump::{guava_consistent_hash, jump_hash};
 pub use schemes::ketama::ketama_hash;
@@ -71,8 +70,11 @@ pub use schemes::{
 pub use schemes::{NginxHash, TwemDistribution, TwemHash, Twemproxy};
 pub use tutor::{Check, Checks};
 
-/// What a notebook needs, in one glob import that shadows nothing of
-/// `std` (no `Result`): `use reshard::prelude::*;`.
+/// The core of the crate in one glob import, for a program or a test:
+/// key sets and hashing, the schemes and the two traits every scheme
+/// answers through, what moved, load, and the error type.
+/// `use reshard::prelude::*;` shadows nothing of `std` (no `Result`).
+/// A notebook wants [`notebook`] instead: this, plus display and the tutor.
 ///
 /// ```
 /// use reshard::prelude::*;
@@ -99,27 +101,58 @@ pub use tutor::{Check, Checks};
 /// assert!(parse("x").is_err());
 /// ```
 pub mod prelude {
+    // keys, hashed once
+    pub use crate::{HashWidth, HashedKeys, Key, KeySet};
+    // who owns a key: the traits, the schemes, node names
+    pub use crate::schemes::{letters, numbered, prefixed, Locate, Placement, Replicas};
+    pub use crate::schemes::{Bounded, FixedShards, Jump, Ketama, Maglev, Modulo, Rendezvous, Replicated, Ring, Slots};
+    // what moves, and the load
     pub use crate::analysis::{
-        middle_removal, resized, ring_share_sd, ring_spread, ArrangementSweep, BoundedLoads, CompareSettings,
-        Comparison, LoadReport, LoadSpread, MiddleRemoval, ModuloSweep, Movement, Scheme, VnodeSweep, WeightedShares,
+        CompareSettings, Comparison, CopyMovement, LoadReport, Movement, RequestLoad, Scheme, Workload,
     };
-    pub use crate::analysis::{
-        CopyMovement, FailureSweep, HotKeySplit, LoadUnderSkew, NodeFailure, RequestBounds, RequestLoad, Workload,
-    };
-    pub use crate::present::charts::{self, Series, Style};
-    pub use crate::present::{failure_chart, fixed, load_chart, pct, thousands, Figure, Show, Shown, Table};
+    // bad input
+    pub use crate::Error;
+}
+
+/// What a notebook needs, in one glob import: `use reshard::notebook::*;`.
+///
+/// The [`prelude`], plus what the labs take apart (more schemes, the hash
+/// functions, the analysis types of each lab), display (tables, [`show!`],
+/// number formats), charts (feature `charts`) and the tutor's checks and
+/// quizzes. Like the prelude it shadows nothing of `std`:
+///
+/// ```
+/// use reshard::notebook::*;
+/// fn parse(s: &str) -> Result<u32, String> {
+///     s.parse().map_err(|_| format!("{s:?} is not a number"))
+/// }
+/// assert_eq!(parse("7"), Ok(7));
+/// let keys = KeySet::plain(1_000).hashed(HashWidth::Bits128)?;
+/// let m = Movement::measure(&keys, &Modulo::new(10)?, &Modulo::new(11)?)?;
+/// assert_eq!(show![m].len(), 1);
+/// assert_eq!(thousands(89_813), "89,813");
+/// # Ok::<(), reshard::Error>(())
+/// ```
+pub mod notebook {
+    pub use crate::prelude::*;
+    // more schemes, and the hash functions the labs rebuild by hand
     pub use crate::schemes::{jump, shards, slots};
-    pub use crate::schemes::{
-        letters, numbered, prefixed, Bounded, FixedShards, Jump, Ketama, Key, Locate, Maglev, Modulo, Placement,
-        Rendezvous, Ring, Slots, UnstableShards,
+    pub use crate::schemes::{NginxHash, TwemDistribution, TwemHash, Twemproxy, UnstableShards};
+    pub use crate::{crc16, guava_consistent_hash, jump_hash, ketama_hash, key_slot, md5_u128, PyRandom};
+    // each lab's measurements
+    pub use crate::analysis::{
+        middle_removal, resized, ring_share_sd, ring_spread, ArrangementSweep, BoundedLoads, FailureSweep, HotKeySplit,
+        LoadSpread, LoadUnderSkew, MiddleRemoval, ModuloSweep, NodeFailure, RequestBounds, VnodeSweep, WeightedShares,
     };
-    pub use crate::schemes::{NginxHash, TwemDistribution, TwemHash, Twemproxy};
-    pub use crate::schemes::{Replicas, Replicated};
+    pub use crate::{keys_changing_shard, modulo_rule};
+    // display: tables, several results in one cell, numbers
+    pub use crate::present::{fixed, pct, thousands, Show, Shown, Table};
     pub use crate::show;
+    // charts
+    #[cfg(feature = "charts")]
+    pub use crate::present::charts::{self, Series, Style};
+    #[cfg(feature = "charts")]
+    pub use crate::present::{failure_chart, load_chart, Figure};
+    // the tutor: the documents' figures beside this crate's, guesses, quizzes
     pub use crate::tutor::{Check, Checks, Guess, Params, Quiz};
-    pub use crate::PyRandom;
-    pub use crate::{
-        crc16, guava_consistent_hash, jump_hash, ketama_hash, key_slot, keys_changing_shard, md5_u128, modulo_rule,
-        Error, HashWidth, HashedKeys, KeySet,
-    };
 }

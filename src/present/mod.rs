@@ -5,8 +5,12 @@
 //! Nothing below this floor imports it: [`analysis`](crate::analysis) and
 //! [`schemes`](crate::schemes) compute, this floor shows.
 
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod charts;
 pub mod display;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod figures;
 pub mod format;
 pub mod hot;
@@ -17,9 +21,12 @@ pub mod proxies;
 pub mod show;
 pub mod tables;
 
+#[cfg(feature = "charts")]
 pub use charts::Figure;
+#[cfg(feature = "charts")]
 pub use figures::load_chart;
 pub use format::{fixed, pct, slot_ranges, thousands};
+#[cfg(feature = "charts")]
 pub use hot::failure_chart;
 pub use show::{Show, Shown};
 pub use tables::Table;
