@@ -17,16 +17,19 @@
 //!   side by side; requests per node under a skewed [`Workload`]
 //!   ([`RequestLoad`]), hot keys, failures, and replica copies moved
 //!   ([`CopyMovement`]);
-//! * [`present`] — tables, charts (drawn with plotters) and their display
-//!   in the evcxr Jupyter kernel ([`show!`] shows several in one cell).
+//! * [`present`] — tables and their display in the evcxr Jupyter kernel
+//!   ([`show!`] shows several in one cell), and charts drawn with plotters
+//!   (feature `charts`).
 //!
 //! Beside them, [`tutor`] sets each source document's figures beside this
-//! crate's ("document 89,813 · measured 89,813 ✓"). Keys are hashed once
-//! with md5 ([`HashWidth`]) into [`HashedKeys`], which carry their width.
+//! crate's ("document 89,813 · measured 89,813 ✓"), and `live` (feature
+//! `redis`) starts real servers to watch the predictions come true. Keys are
+//! hashed once with md5 ([`HashWidth`]) into [`HashedKeys`], which carry
+//! their width.
 //!
 //! ```
 //! use reshard::prelude::*;
-//! // Document 002: 200,000 keys, 10 → 11 nodes.
+//! // Document 002 (below): 200,000 keys, 10 → 11 nodes.
 //! let keys = KeySet::plain(200_000).hashed(HashWidth::Bits128)?;
 //! let modulo = Movement::measure(&keys, &Modulo::new(10)?, &Modulo::new(11)?)?;
 //! let hrw = Movement::measure(&keys, &Rendezvous::new(10)?, &Rendezvous::new(11)?)?;
@@ -34,8 +37,51 @@
 //! assert_eq!((hrw.moved(), hrw.between_kept()), (17_986, 0));
 //! # Ok::<(), reshard::Error>(())
 //! ```
+//!
+//! [`prelude`] holds the core in 29 names; [`notebook`] adds display,
+//! charts and the tutor for a notebook cell (`use reshard::notebook::*;`).
+//!
+//! # The documents
+//!
+//! The figures the tests and [`tutor`] check come from three short texts
+//! about resharding, numbered by their file (the numbers appear in docs,
+//! tests and `reshard reproduce --doc`); [`tutor::title`] gives the titles:
+//!
+//! * **000**, *"I Added a Fourth Shard in Python and 75% of the Keys Moved"*:
+//!   100,000 keys `user:0 … user:99999`, md5 mod 2^32, nodes A, B, C → A, B,
+//!   C, D with `hash % N` and a ring of one to 150 points per node;
+//! * **002**, DDIA 2nd ed. ch. 7, *"Consistent hashing"*: 200,000 keys
+//!   `key0 … key199999`, 128-bit md5, 10 → 11 nodes, `hash % N` against
+//!   rendezvous hashing;
+//! * **004**, *"DDIA Ch. 7: `hash % N` moves 91% of keys to add one node;
+//!   fixed shards move 9%"*: 1,000,000 keys, 10 → 11 nodes, `hash % N`
+//!   against 1,000 fixed shards.
+//!
+//! # Features
+//!
+//! | feature | default | what it adds | crates it adds to the build |
+//! |---|---|---|---|
+//! | `charts` | yes | `present::charts`, `present::figures` and every result's chart methods: SVG drawn with plotters 0.3, shown as `<img>` data URIs | 5: plotters, plotters-backend, plotters-svg, num-traits, base64 |
+//! | `cli` | yes | the `reshard` binary (it draws nothing, so it does not need `charts`); turns on `serde` | 24: clap and its 12, serde's 7, serde_json and its 3 |
+//! | `serde` | no | `Serialize`/`Deserialize` on the result types | 7: serde, serde_core, serde_derive, proc-macro2, quote, syn, unicode-ident |
+//! | `redis` | no | `reshard::live`: a local Redis Cluster (`redis-server`, `redis-cli` on `PATH`) | none (std only) |
+//! | `proxies` | no | `live`'s twemproxy and nginx (turns on `redis`) | none (std only) |
+//!
+//! Without features the crate builds 20 crates (itself, md-5, rayon, rand,
+//! rand_chacha, libm and their dependencies); the default build 49. A
+//! notebook's first cell takes `default-features = false, features =
+//! ["charts"]` (25 crates): `:dep reshard = { path = "..",
+//! default-features = false, features = ["charts"] }`.
+//!
+//! plotters is part of this crate's API only under `charts`, and only in one
+//! place: `present::charts::draw` hands its closure a plotters drawing
+//! area, so `reshard::present::charts::plotters` re-exports the plotters the
+//! crate was built with (`use reshard::present::charts::plotters::prelude::*;`
+//! in a cell that draws its own chart). A new major version of plotters is
+//! a breaking change of that module; nothing else names a plotters type.
 
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod analysis;
 pub mod error;
@@ -43,6 +89,7 @@ pub mod hash;
 pub mod keys;
 pub mod limits;
 #[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod live;
 pub mod numbers;
 pub mod present;
