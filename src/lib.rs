@@ -45,7 +45,7 @@
 //!
 //! The figures the tests and [`tutor`] check come from three short texts
 //! about resharding, numbered by their file (the numbers appear in docs,
-//! tests and `reshard reproduce --doc`); [`tutor::title`] gives the titles:
+//! tests and `reshard reproduce --doc`); [`tutor::reproduce::title`] gives the titles:
 //!
 //! * **000**, *"I Added a Fourth Shard in Python and 75% of the Keys Moved"*:
 //!   100,000 keys `user:0 … user:99999`, md5 mod 2^32, nodes A, B, C → A, B,
