@@ -1,7 +1,7 @@
 # reshard: Rust crate + Jupyter notebooks on the evcxr Rust kernel.
 #
 #   make lab        check the machine, set up (first time only), then JupyterLab on notebooks/
-#   make test       rustfmt, cargo test (with and without default features), clippy, set-up and notebook checks
+#   make test       rustfmt, cargo test (notebook features, none, default), clippy, set-up and notebook checks
 #   make notebooks  re-execute notebooks/*.ipynb in place (commit the result)
 #   make handouts   teacher and student editions of every notebook: handouts/{teacher,student} (HTML, PDF, .ipynb)
 #   make index      regenerate notebooks/00-index.ipynb and README's notebook list
@@ -91,17 +91,22 @@ test: setup fmt cargo-test clippy setup-test nbtest
 fmt:
 	cargo fmt --check
 
-# Notebooks build the crate with `default-features = false`: every test but
-# the CLI's runs in that configuration; the CLI's with the default features.
+# Notebooks build the crate with `default-features = false, features = ["charts"]`:
+# every test but the CLI's runs in that configuration and bare (no charts: the
+# library without plotters); the CLI's with the default features, and the CLI
+# must also build without charts (it draws nothing).
 cargo-test:
+	cargo test --no-default-features --features charts
 	cargo test --no-default-features
 	cargo test --test cli
+	cargo build --no-default-features --features cli --bin reshard
 	cargo test --no-default-features --features redis --test redis
 	cargo test --no-default-features --features proxies --lib --test proxies_live
 
 clippy:
 	cargo clippy --all-targets -- -D warnings
-	cargo clippy --no-default-features --features proxies --all-targets -- -D warnings
+	cargo clippy --no-default-features --features charts,proxies --all-targets -- -D warnings
+	cargo clippy --no-default-features --all-targets -- -D warnings
 
 setup-test: $(VENV_STAMP)
 	$(VPY) -m pytest tests/setup -v -rs --tb=short -p no:cacheprovider

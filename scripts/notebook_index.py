@@ -125,8 +125,8 @@ def index_notebook(rows):
         ("index", nbformat.v4.new_markdown_cell("\n".join(lines).rstrip() + "\n"), []),
         ("glossary", nbformat.v4.new_markdown_cell(GLOSSARY), []),
         ("claims", nbformat.v4.new_markdown_cell(CLAIMS), []),
-        ("crate", nbformat.v4.new_code_cell(':dep reshard = { path = "..", default-features = false }\n'
-                                           "use reshard::prelude::*;"), []),
+        ("crate", nbformat.v4.new_code_cell(':dep reshard = { path = "..", default-features = false, features = ["charts"] }\n'
+                                           "use reshard::notebook::*;"), []),
         ("claims-table", nbformat.v4.new_code_cell("let claims = reshard::tutor::reproduce::claims()?;\nclaims"), ["answer"]),
     ]
     for cell_id, cell, tags in cells:

@@ -17,16 +17,19 @@
 //!   side by side; requests per node under a skewed [`Workload`]
 //!   ([`RequestLoad`]), hot keys, failures, and replica copies moved
 //!   ([`CopyMovement`]);
-//! * [`present`] — tables, charts (drawn with plotters) and their display
-//!   in the evcxr Jupyter kernel ([`show!`] shows several in one cell).
+//! * [`present`] — tables and their display in the evcxr Jupyter kernel
+//!   ([`show!`] shows several in one cell), and charts drawn with plotters
+//!   (feature `charts`).
 //!
 //! Beside them, [`tutor`] sets each source document's figures beside this
-//! crate's ("document 89,813 · measured 89,813 ✓"). Keys are hashed once
-//! with md5 ([`HashWidth`]) into [`HashedKeys`], which carry their width.
+//! crate's ("document 89,813 · measured 89,813 ✓"), and `live` (feature
+//! `redis`) starts real servers to watch the predictions come true. Keys are
+//! hashed once with md5 ([`HashWidth`]) into [`HashedKeys`], which carry
+//! their width.
 //!
 //! ```
 //! use reshard::prelude::*;
-//! // Document 002: 200,000 keys, 10 → 11 nodes.
+//! // Document 002 (below): 200,000 keys, 10 → 11 nodes.
 //! let keys = KeySet::plain(200_000).hashed(HashWidth::Bits128)?;
 //! let modulo = Movement::measure(&keys, &Modulo::new(10)?, &Modulo::new(11)?)?;
 //! let hrw = Movement::measure(&keys, &Rendezvous::new(10)?, &Rendezvous::new(11)?)?;
@@ -34,8 +37,51 @@
 //! assert_eq!((hrw.moved(), hrw.between_kept()), (17_986, 0));
 //! # Ok::<(), reshard::Error>(())
 //! ```
+//!
+//! [`prelude`] holds the core in 29 names; [`notebook`] adds display,
+//! charts and the tutor for a notebook cell (`use reshard::notebook::*;`).
+//!
+//! # The documents
+//!
+//! The figures the tests and [`tutor`] check come from three short texts
+//! about resharding, numbered by their file (the numbers appear in docs,
+//! tests and `reshard reproduce --doc`); [`tutor::reproduce::title`] gives the titles:
+//!
+//! * **000**, *"I Added a Fourth Shard in Python and 75% of the Keys Moved"*:
+//!   100,000 keys `user:0 … user:99999`, md5 mod 2^32, nodes A, B, C → A, B,
+//!   C, D with `hash % N` and a ring of one to 150 points per node;
+//! * **002**, DDIA 2nd ed. ch. 7, *"Consistent hashing"*: 200,000 keys
+//!   `key0 … key199999`, 128-bit md5, 10 → 11 nodes, `hash % N` against
+//!   rendezvous hashing;
+//! * **004**, *"DDIA Ch. 7: `hash % N` moves 91% of keys to add one node;
+//!   fixed shards move 9%"*: 1,000,000 keys, 10 → 11 nodes, `hash % N`
+//!   against 1,000 fixed shards.
+//!
+//! # Features
+//!
+//! | feature | default | what it adds | crates it adds to the build |
+//! |---|---|---|---|
+//! | `charts` | yes | `present::charts`, `present::figures` and every result's chart methods: SVG drawn with plotters 0.3, shown as `<img>` data URIs | 5: plotters, plotters-backend, plotters-svg, num-traits, base64 |
+//! | `cli` | yes | the `reshard` binary (it draws nothing, so it does not need `charts`); turns on `serde` | 24: clap and its 12, serde's 7, serde_json and its 3 |
+//! | `serde` | no | `Serialize`/`Deserialize` on the result types | 7: serde, serde_core, serde_derive, proc-macro2, quote, syn, unicode-ident |
+//! | `redis` | no | `reshard::live`: a local Redis Cluster (`redis-server`, `redis-cli` on `PATH`) | none (std only) |
+//! | `proxies` | no | `live`'s twemproxy and nginx (turns on `redis`) | none (std only) |
+//!
+//! Without features the crate builds 20 crates (itself, md-5, rayon, rand,
+//! rand_chacha, libm and their dependencies); the default build 49. A
+//! notebook's first cell takes `default-features = false, features =
+//! ["charts"]` (25 crates): `:dep reshard = { path = "..",
+//! default-features = false, features = ["charts"] }`.
+//!
+//! plotters is part of this crate's API only under `charts`, and only in one
+//! place: `present::charts::draw` hands its closure a plotters drawing
+//! area, so `reshard::present::charts::plotters` re-exports the plotters the
+//! crate was built with (`use reshard::present::charts::plotters::prelude::*;`
+//! in a cell that draws its own chart). A new major version of plotters is
+//! a breaking change of that module; nothing else names a plotters type.
 
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod analysis;
 pub mod error;
@@ -43,6 +89,7 @@ pub mod hash;
 pub mod keys;
 pub mod limits;
 #[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod live;
 pub mod numbers;
 pub mod present;
@@ -59,7 +106,6 @@ pub use analysis::{
 pub use error::{Error, Result};
 pub use hash::{md5_u128, HashWidth};
 pub use keys::{HashedKeys, KeySet};
-pub use present::charts::plotters;
 pub use pyrandom::PyRandom;
 pub use schemes::jump::{guava_consistent_hash, jump_hash};
 pub use schemes::ketama::ketama_hash;
@@ -71,8 +117,11 @@ pub use schemes::{
 pub use schemes::{NginxHash, TwemDistribution, TwemHash, Twemproxy};
 pub use tutor::{Check, Checks};
 
-/// What a notebook needs, in one glob import that shadows nothing of
-/// `std` (no `Result`): `use reshard::prelude::*;`.
+/// The core of the crate in one glob import, for a program or a test:
+/// key sets and hashing, the schemes and the two traits every scheme
+/// answers through, what moved, load, and the error type.
+/// `use reshard::prelude::*;` shadows nothing of `std` (no `Result`).
+/// A notebook wants [`notebook`] instead: this, plus display and the tutor.
 ///
 /// ```
 /// use reshard::prelude::*;
@@ -99,27 +148,58 @@ pub use tutor::{Check, Checks};
 /// assert!(parse("x").is_err());
 /// ```
 pub mod prelude {
+    // keys, hashed once
+    pub use crate::{HashWidth, HashedKeys, Key, KeySet};
+    // who owns a key: the traits, the schemes, node names
+    pub use crate::schemes::{letters, numbered, prefixed, Locate, Placement, Replicas};
+    pub use crate::schemes::{Bounded, FixedShards, Jump, Ketama, Maglev, Modulo, Rendezvous, Replicated, Ring, Slots};
+    // what moves, and the load
     pub use crate::analysis::{
-        middle_removal, resized, ring_share_sd, ring_spread, ArrangementSweep, BoundedLoads, CompareSettings,
-        Comparison, LoadReport, LoadSpread, MiddleRemoval, ModuloSweep, Movement, Scheme, VnodeSweep, WeightedShares,
+        CompareSettings, Comparison, CopyMovement, LoadReport, Movement, RequestLoad, Scheme, Workload,
     };
-    pub use crate::analysis::{
-        CopyMovement, FailureSweep, HotKeySplit, LoadUnderSkew, NodeFailure, RequestBounds, RequestLoad, Workload,
-    };
-    pub use crate::present::charts::{self, Series, Style};
-    pub use crate::present::{failure_chart, fixed, load_chart, pct, thousands, Figure, Show, Shown, Table};
+    // bad input
+    pub use crate::Error;
+}
+
+/// What a notebook needs, in one glob import: `use reshard::notebook::*;`.
+///
+/// The [`prelude`], plus what the labs take apart (more schemes, the hash
+/// functions, the analysis types of each lab), display (tables, [`show!`],
+/// number formats), charts (feature `charts`) and the tutor's checks and
+/// quizzes. Like the prelude it shadows nothing of `std`:
+///
+/// ```
+/// use reshard::notebook::*;
+/// fn parse(s: &str) -> Result<u32, String> {
+///     s.parse().map_err(|_| format!("{s:?} is not a number"))
+/// }
+/// assert_eq!(parse("7"), Ok(7));
+/// let keys = KeySet::plain(1_000).hashed(HashWidth::Bits128)?;
+/// let m = Movement::measure(&keys, &Modulo::new(10)?, &Modulo::new(11)?)?;
+/// assert_eq!(show![m].len(), 1);
+/// assert_eq!(thousands(89_813), "89,813");
+/// # Ok::<(), reshard::Error>(())
+/// ```
+pub mod notebook {
+    pub use crate::prelude::*;
+    // more schemes, and the hash functions the labs rebuild by hand
     pub use crate::schemes::{jump, shards, slots};
-    pub use crate::schemes::{
-        letters, numbered, prefixed, Bounded, FixedShards, Jump, Ketama, Key, Locate, Maglev, Modulo, Placement,
-        Rendezvous, Ring, Slots, UnstableShards,
+    pub use crate::schemes::{NginxHash, TwemDistribution, TwemHash, Twemproxy, UnstableShards};
+    pub use crate::{crc16, guava_consistent_hash, jump_hash, ketama_hash, key_slot, md5_u128, PyRandom};
+    // each lab's measurements
+    pub use crate::analysis::{
+        middle_removal, resized, ring_share_sd, ring_spread, ArrangementSweep, BoundedLoads, FailureSweep, HotKeySplit,
+        LoadSpread, LoadUnderSkew, MiddleRemoval, ModuloSweep, NodeFailure, RequestBounds, VnodeSweep, WeightedShares,
     };
-    pub use crate::schemes::{NginxHash, TwemDistribution, TwemHash, Twemproxy};
-    pub use crate::schemes::{Replicas, Replicated};
+    pub use crate::{keys_changing_shard, modulo_rule};
+    // display: tables, several results in one cell, numbers
+    pub use crate::present::{fixed, pct, thousands, Show, Shown, Table};
     pub use crate::show;
+    // charts
+    #[cfg(feature = "charts")]
+    pub use crate::present::charts::{self, Series, Style};
+    #[cfg(feature = "charts")]
+    pub use crate::present::{failure_chart, load_chart, Figure};
+    // the tutor: the documents' figures beside this crate's, guesses, quizzes
     pub use crate::tutor::{Check, Checks, Guess, Params, Quiz};
-    pub use crate::PyRandom;
-    pub use crate::{
-        crc16, guava_consistent_hash, jump_hash, ketama_hash, key_slot, keys_changing_shard, md5_u128, modulo_rule,
-        Error, HashWidth, HashedKeys, KeySet,
-    };
 }

@@ -3,7 +3,7 @@
 
 use reshard::analysis::modulo::count_moved_streaming;
 #[allow(unused_imports)]
-use reshard::prelude::*;
+use reshard::notebook::*;
 use reshard::{letters, ArrangementSweep, Error, FixedShards, HashWidth, KeySet, Modulo, Rendezvous, Ring, VnodeSweep};
 mod common;
 use common::expect_err;

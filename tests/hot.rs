@@ -3,7 +3,7 @@
 //! a brute-force count written here from the definitions.
 
 use reshard::analysis::workload::{Workload, ZipfStream};
-use reshard::prelude::*;
+use reshard::notebook::*;
 use reshard::schemes::replicas::replica_sets;
 use reshard::{md5_u128, Error, NodeId};
 use std::collections::BTreeSet;

@@ -12,7 +12,7 @@
 
 use proptest::prelude::*;
 use reshard::analysis::workload::{zipf_probabilities, ZipfStream};
-use reshard::prelude::*;
+use reshard::notebook::*;
 use reshard::schemes::replicas::{replica_sets, Replicas};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

@@ -8,7 +8,7 @@
 mod common;
 
 use common::expect_err;
-use reshard::prelude::*;
+use reshard::notebook::*;
 use std::io::Write as _;
 use std::time::{Duration, Instant};
 

@@ -8,6 +8,7 @@
 //! churn (movers between two old nodes).
 //!
 //! ```
+//! use reshard::analysis::BoundedLoads;
 //! use reshard::prelude::*;
 //! let keys = KeySet::plain(10_000).hashed(HashWidth::Bits128)?;
 //! let b = BoundedLoads::run(&keys, 10, 11, &[1], &[0.05])?;

@@ -2,6 +2,7 @@
 //! few points per node) or everyone (rendezvous).
 //!
 //! ```
+//! use reshard::analysis::NodeFailure;
 //! use reshard::prelude::*;
 //! let keys = KeySet::plain(2_000).hashed(HashWidth::Bits128)?;
 //! let flat = Workload::zipf(keys.len(), 0.0, 20_000, 1)?;

@@ -2,6 +2,7 @@
 //! the key"): writes spread over the nodes, reads must ask them all.
 //!
 //! ```
+//! use reshard::analysis::HotKeySplit;
 //! use reshard::prelude::*;
 //! let keys = KeySet::plain(2_000).hashed(HashWidth::Bits128)?;
 //! let hot = Workload::zipf(keys.len(), 1.1, 20_000, 1)?;

@@ -2,6 +2,7 @@
 //! hot key's node can be relieved, and what each ε moves when a node joins.
 //!
 //! ```
+//! use reshard::analysis::RequestBounds;
 //! use reshard::prelude::*;
 //! let keys = KeySet::plain(2_000).hashed(HashWidth::Bits128)?;
 //! let hot = Workload::zipf(keys.len(), 1.1, 20_000, 1)?;

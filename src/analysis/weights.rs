@@ -17,6 +17,7 @@
 //! keys don't remove.
 //!
 //! ```
+//! use reshard::analysis::WeightedShares;
 //! use reshard::prelude::*;
 //! let keys = KeySet::plain(20_000).hashed(HashWidth::Bits128)?;
 //! let w = WeightedShares::measure(&keys, &[1, 3])?;

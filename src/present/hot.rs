@@ -1,17 +1,19 @@
 //! Tables and charts for load in requests, hot keys, failures and replicas.
 //!
 //! ```
-//! use reshard::prelude::*;
+//! use reshard::notebook::*;
 //! let keys = KeySet::plain(5_000).hashed(HashWidth::Bits128)?;
 //! let w = [Workload::zipf(keys.len(), 0.0, 50_000, 1)?, Workload::zipf(keys.len(), 1.1, 50_000, 1)?];
 //! let skew = LoadUnderSkew::run(&keys, &Replicated::lineup(10, 150)?, &w)?;
 //! assert!(skew.table().to_text().contains("rendezvous"));
+//! # #[cfg(feature = "charts")]
 //! assert!(skew.chart(0, "keys and requests per node").build().svg().contains("mean load"));
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
 use crate::analysis::hot::{FailureSweep, HotKeySplit, LoadUnderSkew, NodeFailure, RequestBounds};
 use crate::analysis::replicas::CopyMovement;
+#[cfg(feature = "charts")]
 use crate::present::charts::{self as plot, BarChart, LineChart, Series, Style};
 use crate::present::format::{fixed, pct, thousands};
 use crate::present::tables::{shows_as_table, Table};
@@ -65,6 +67,8 @@ impl LoadUnderSkew {
 
     /// Keys and requests per node for scheme `row`, as multiples of the
     /// fair share, in grouped bars.
+    #[cfg(feature = "charts")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
     pub fn chart(&self, row: usize, title: &str) -> BarChart {
         let r = &self.rows[row.min(self.rows.len().saturating_sub(1))];
         let rel = |v: &[u64]| {
@@ -140,6 +144,8 @@ impl HotKeySplit {
     }
 
     /// Requests per node after each split, as multiples of the fair share.
+    #[cfg(feature = "charts")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
     pub fn chart(&self, title: &str) -> BarChart {
         let fair = self.fair();
         let series: Vec<(String, Vec<f64>)> = self
@@ -185,6 +191,8 @@ shows_as_table!(NodeFailure);
 
 /// The survivors' requests after the same failure under several placements,
 /// as multiples of the survivors' mean load.
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub fn failure_chart(title: &str, failures: &[&NodeFailure]) -> BarChart {
     let nodes: Vec<String> = failures.first().map(|f| f.survivors().to_vec()).unwrap_or_default();
     let series: Vec<(String, Vec<f64>)> = failures
@@ -223,6 +231,8 @@ impl FailureSweep {
     /// The busiest survivor over the fair share against points per node
     /// (log axis), mean and worst over the arrangements, with rendezvous
     /// drawn across.
+    #[cfg(feature = "charts")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
     pub fn chart(&self, title: &str) -> LineChart {
         let mean = Series::new("mean over arrangements", self.rows.iter().map(|r| (r.vnodes as f64, r.mean_overload)))
             .style(Style::LinePoints);
@@ -274,6 +284,8 @@ impl CopyMovement {
 
     /// Share of the copies made per scheme, split by where they go, with the
     /// floor drawn across.
+    #[cfg(feature = "charts")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
     pub fn chart(&self, title: &str) -> BarChart {
         let copies = self.copies() as f64;
         let groups: Vec<&str> = self.rows.iter().map(|r| r.scheme.as_str()).collect();

@@ -1,25 +1,34 @@
-//! The top floor: every result as a table and a chart, shown in the evcxr
-//! Jupyter kernel (HTML with a plain-text form; charts as `<img>` data URIs
-//! so they show in a notebook opened without running it).
+//! The top floor: every result as a table and (feature `charts`) a chart,
+//! shown in the evcxr Jupyter kernel (HTML with a plain-text form; charts as
+//! `<img>` data URIs so they show in a notebook opened without running it).
 //!
 //! Nothing below this floor imports it: [`analysis`](crate::analysis) and
 //! [`schemes`](crate::schemes) compute, this floor shows.
 
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod charts;
 pub mod display;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod figures;
 pub mod format;
 pub mod hot;
 #[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod live;
 #[cfg(feature = "proxies")]
+#[cfg_attr(docsrs, doc(cfg(feature = "proxies")))]
 pub mod proxies;
 pub mod show;
 pub mod tables;
 
+#[cfg(feature = "charts")]
 pub use charts::Figure;
+#[cfg(feature = "charts")]
 pub use figures::load_chart;
 pub use format::{fixed, pct, slot_ranges, thousands};
+#[cfg(feature = "charts")]
 pub use hot::failure_chart;
 pub use show::{Show, Shown};
 pub use tables::Table;

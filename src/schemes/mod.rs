@@ -13,7 +13,9 @@
 //!   [`Bounded`] loads (there a key's owner depends on the keys placed
 //!   before it);
 //! * [`Placement::assign`] — *who owns each of these keys?* — answered by
-//!   every scheme, on all cores; the analysis is written once against it.
+//!   every scheme (spread over all cores, except the ring's one merge walk
+//!   over keys sorted once per key set, and bounded loads, which place keys
+//!   one after another); the analysis is written once against it.
 //!
 //! ```
 //! use reshard::prelude::*;
@@ -163,7 +165,11 @@ pub trait Placement: Sync {
     /// The node names; a [`NodeId`] indexes this list.
     fn nodes(&self) -> &[String];
 
-    /// The owner of every key, in key order (on all cores).
+    /// The owner of every key, in key order. Most schemes spread the keys
+    /// over all cores; [`Ring`] walks them on one core in hash order (the
+    /// sort, done once per key set, runs on all cores), and [`Bounded`]
+    /// places them one after another, since each owner depends on the keys
+    /// placed before it.
     fn assign(&self, keys: &HashedKeys) -> Vec<NodeId>;
 
     /// Refuse, before any work, a key set this scheme cannot place within
