@@ -44,7 +44,7 @@ pub mod keys;
 pub mod limits;
 #[cfg(feature = "redis")]
 pub mod live;
-pub mod numbers;
+mod numbers;
 pub mod present;
 pub mod pyrandom;
 pub mod schemes;
@@ -100,8 +100,8 @@ pub use tutor::{Check, Checks};
 /// ```
 pub mod prelude {
     pub use crate::analysis::{
-        middle_removal, resized, ring_share_sd, ring_spread, ArrangementSweep, BoundedLoads, CompareSettings,
-        Comparison, LoadReport, LoadSpread, MiddleRemoval, ModuloSweep, Movement, Scheme, VnodeSweep, WeightedShares,
+        resized, ring_share_sd, ArrangementSweep, BoundedLoads, CompareSettings, Comparison, LoadReport, LoadSpread,
+        MiddleRemoval, ModuloSweep, Movement, Scheme, VnodeSweep, WeightedShares,
     };
     pub use crate::analysis::{
         CopyMovement, FailureSweep, HotKeySplit, LoadUnderSkew, NodeFailure, RequestBounds, RequestLoad, Workload,

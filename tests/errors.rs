@@ -88,13 +88,13 @@ fn zero_vnodes() {
     let keys = KeySet::users(100).hashed(HashWidth::Bits32).unwrap();
     expect_err(
         "ArrangementSweep vnodes 0",
-        || ArrangementSweep::run(&keys, &letters("ABC"), &letters("ABCD"), 0, 30),
+        || ArrangementSweep::measure(&keys, &letters("ABC"), &letters("ABCD"), 0, 30),
         |e| *e == Error::ZeroVnodes,
         "vnodes",
     );
     expect_err(
         "VnodeSweep with a 0",
-        || VnodeSweep::run(&keys, &letters("ABC"), &letters("ABCD"), &[1, 0], 3),
+        || VnodeSweep::measure(&keys, &letters("ABC"), &letters("ABCD"), &[1, 0], 3),
         |e| *e == Error::ZeroVnodes,
         "vnodes",
     );
@@ -158,7 +158,7 @@ fn duplicate_node_names() {
     let keys = KeySet::users(100).hashed(HashWidth::Bits32).unwrap();
     expect_err(
         "ArrangementSweep dup",
-        || ArrangementSweep::run(&keys, &letters("ABC"), &letters("ABCA"), 5, 3),
+        || ArrangementSweep::measure(&keys, &letters("ABC"), &letters("ABCA"), 5, 3),
         is_a,
         "rename one",
     );
@@ -279,8 +279,8 @@ fn arrangement_sweep_with_no_arrangements() {
     let keys = KeySet::users(100).hashed(HashWidth::Bits32).unwrap();
     let is_invalid = |e: &Error| matches!(e, Error::Invalid(_));
     expect_err(
-        "ArrangementSweep::run(.., 0)",
-        || ArrangementSweep::run(&keys, &letters("ABC"), &letters("ABCD"), 150, 0),
+        "ArrangementSweep::measure(.., 0)",
+        || ArrangementSweep::measure(&keys, &letters("ABC"), &letters("ABCD"), 150, 0),
         is_invalid,
         "at least 1",
     );
@@ -291,14 +291,14 @@ fn arrangement_sweep_with_no_arrangements() {
         "at least 1",
     );
     expect_err(
-        "VnodeSweep::run(.., 0)",
-        || VnodeSweep::run(&keys, &letters("ABC"), &letters("ABCD"), &[1, 150], 0),
+        "VnodeSweep::measure(.., 0)",
+        || VnodeSweep::measure(&keys, &letters("ABC"), &letters("ABCD"), &[1, 150], 0),
         is_invalid,
         "at least 1",
     );
     expect_err(
         "ArrangementSweep no old nodes",
-        || ArrangementSweep::run(&keys, &[], &letters("ABCD"), 150, 3),
+        || ArrangementSweep::measure(&keys, &[], &letters("ABCD"), 150, 3),
         |e| *e == Error::NoNodes,
         "at least 1 node",
     );

@@ -150,7 +150,7 @@ pub struct FailureSweep {
 impl FailureSweep {
     /// `n` nodes; node `failed` fails; for each count in `vnode_counts`,
     /// `arrangements` rings.
-    pub fn run(
+    pub fn measure(
         keys: &HashedKeys,
         workload: &Workload,
         n: usize,

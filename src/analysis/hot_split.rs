@@ -5,7 +5,7 @@
 //! use reshard::prelude::*;
 //! let keys = KeySet::plain(2_000).hashed(HashWidth::Bits128)?;
 //! let hot = Workload::zipf(keys.len(), 1.1, 20_000, 1)?;
-//! let split = HotKeySplit::run(&keys, &hot, &Rendezvous::new(4)?, 1, &[1, 4], 0.5)?;
+//! let split = HotKeySplit::measure(&keys, &hot, &Rendezvous::new(4)?, 1, &[1, 4], 0.5)?;
 //! assert_eq!(split.rows().len(), 2);
 //! # Ok::<(), reshard::Error>(())
 //! ```
@@ -63,7 +63,7 @@ impl HotKeySplit {
     /// `placement`. A share `read_share` of their requests are reads (each
     /// asks every node that holds a sub-key of its key once), the rest
     /// writes (each goes to one sub-key). One way is the keys unsplit.
-    pub fn run<P: Locate + ?Sized>(
+    pub fn measure<P: Locate + ?Sized>(
         keys: &HashedKeys,
         workload: &Workload,
         placement: &P,

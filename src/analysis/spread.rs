@@ -19,7 +19,7 @@
 //! the variances are averaged (the root mean square is reported).
 //! [`LoadSpread::jump`] measures jump hash's key counts, which only have
 //! that sampling noise: the binomial floor `√((N − 1)/m)`.
-//! [`ring_spread`] does both; its default setup, used by the tests, is
+//! [`LoadSpread::measure`] does both; its default setup, used by the tests, is
 //! `N = 1000` nodes, `k = 10, 100, 1000`, 2 arrangements and 1,000,000
 //! keys `key{i}`.
 //!
@@ -244,18 +244,24 @@ impl LoadSpread {
     }
 }
 
-/// The jump paper's comparison: [`LoadSpread::ring`] for `k_values` and
-/// [`LoadSpread::jump`], over the same keys and node count.
-///
-/// ```
-/// use reshard::analysis::ring_spread;
-/// use reshard::{HashWidth, KeySet};
-/// let keys = KeySet::plain(20_000).hashed(HashWidth::Bits128)?;
-/// let s = ring_spread(&keys, 100, &[10], 1)?;
-/// let jump = s.jump_row().unwrap();
-/// assert!((jump.key_counts / jump.key_counts_predicted - 1.0).abs() < 0.2);
-/// # Ok::<(), reshard::Error>(())
-/// ```
-pub fn ring_spread(keys: &HashedKeys, nodes: usize, k_values: &[usize], arrangements: usize) -> Result<LoadSpread> {
+fn ring_spread(keys: &HashedKeys, nodes: usize, k_values: &[usize], arrangements: usize) -> Result<LoadSpread> {
     Ok(LoadSpread::ring(keys, nodes, k_values, arrangements)?.and(LoadSpread::jump(keys, nodes)?))
+}
+
+impl LoadSpread {
+    /// The jump paper's comparison: [`LoadSpread::ring`] for `k_values` and
+    /// [`LoadSpread::jump`], over the same keys and node count.
+    ///
+    /// ```
+    /// use reshard::analysis::LoadSpread;
+    /// use reshard::{HashWidth, KeySet};
+    /// let keys = KeySet::plain(20_000).hashed(HashWidth::Bits128)?;
+    /// let s = LoadSpread::measure(&keys, 100, &[10], 1)?;
+    /// let jump = s.jump_row().unwrap();
+    /// assert!((jump.key_counts / jump.key_counts_predicted - 1.0).abs() < 0.2);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn measure(keys: &HashedKeys, nodes: usize, k_values: &[usize], arrangements: usize) -> Result<LoadSpread> {
+        ring_spread(keys, nodes, k_values, arrangements)
+    }
 }

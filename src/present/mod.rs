@@ -17,9 +17,10 @@ pub mod proxies;
 pub mod show;
 pub mod tables;
 
+pub use crate::numbers::thousands;
 pub use charts::Figure;
 pub use figures::load_chart;
-pub use format::{fixed, pct, slot_ranges, thousands};
+pub use format::{fixed, pct, slot_ranges};
 pub use hot::failure_chart;
 pub use show::{Show, Shown};
 pub use tables::Table;

@@ -153,11 +153,6 @@ impl Jump {
     {
         Ok(Jump { nodes: check_names(names)? })
     }
-
-    /// The bucket count.
-    pub fn buckets(&self) -> u32 {
-        self.nodes.len() as u32
-    }
 }
 
 impl Placement for Jump {
@@ -183,6 +178,6 @@ impl Placement for Jump {
 impl Locate for Jump {
     #[inline]
     fn locate(&self, key: Key<'_>) -> NodeId {
-        jump(jump_input(key.hash, key.width), self.buckets())
+        jump(jump_input(key.hash, key.width), self.nodes.len() as u32)
     }
 }

@@ -157,12 +157,8 @@ impl Maglev {
         Ok(Maglev::build(nodes, prefs, size))
     }
 
-    /// The table size M.
-    pub fn table_size(&self) -> usize {
-        self.size
-    }
-
-    /// The lookup table: `table()[e]` is the backend of entry `e`.
+    /// The lookup table: `table()[e]` is the backend of entry `e`; its
+    /// length is the table size M (`table().len()`).
     pub fn table(&self) -> &[NodeId] {
         &self.table
     }

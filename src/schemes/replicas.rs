@@ -178,7 +178,7 @@ impl Replicas for FixedShards {
 
 impl Replicas for Maglev {
     fn fill_replicas(&self, key: Key<'_>, rf: usize, out: &mut Vec<NodeId>) {
-        walk(self.table(), (key.hash() % self.table_size() as u128) as usize, rf, out);
+        walk(self.table(), (key.hash() % self.table().len() as u128) as usize, rf, out);
     }
 
     fn holders(&self) -> usize {
@@ -192,7 +192,7 @@ impl Replicas for Maglev {
 
 impl Replicas for Jump {
     fn fill_replicas(&self, key: Key<'_>, rf: usize, out: &mut Vec<NodeId>) {
-        let n = self.buckets() as usize;
+        let n = self.nodes().len() as usize;
         let b = self.locate(key) as usize;
         out.extend((0..rf.min(n)).map(|i| ((b + i) % n) as NodeId));
     }
@@ -249,7 +249,7 @@ impl Replicated {
         match self {
             Replicated::Ring(r) => format!("ring ({} point{})", r.vnodes(), if r.vnodes() == 1 { "" } else { "s" }),
             Replicated::Rendezvous(_) => "rendezvous".into(),
-            Replicated::Shards(s) => format!("fixed shards ({})", s.shard_count()),
+            Replicated::Shards(s) => format!("fixed shards ({})", s.table().len()),
             Replicated::Jump(_) => "jump".into(),
             Replicated::Maglev(_) => "Maglev".into(),
         }

@@ -24,11 +24,20 @@
 //! build the table with the nodes in that order (the live cluster in
 //! `reshard::live` does).
 //!
+//! **One way to add, one way to remove.** A node joins or leaves a table
+//! only through [`Placement::add_node`] and [`Placement::remove_node`]
+//! (`add-node` + `reshard` of the new node's share from all; the crate's
+//! even split + `del-node`). What this module adds are *plans* of redis-cli
+//! commands, not other ways to add a node: [`Slots::rebalance_joining`]
+//! (`add-node` for each newcomer, then `rebalance`), [`Slots::rebalance`],
+//! [`Slots::reshard_from`] and [`Slots::drain`] (one `reshard` per target,
+//! then `del-node`); each plan lists its steps as redis-cli prints them.
+//!
 //! ```
 //! use reshard::{Placement, Slots};
 //! let three = Slots::named(["A", "B", "C"])?;
-//! let grown = three.with_node("D")?; // add-node: D joins with no slots
-//! let plan = grown.rebalance(true)?;
+//! // add-node D (it joins with no slots), then rebalance
+//! let plan = three.rebalance_joining(&["D"], true)?;
 //! assert_eq!(plan.moves().len(), 3);
 //! // B has 5,462 slots, the others 5,461; each should keep 4,096.
 //! assert_eq!(plan.moves()[0].slots.len(), 1366);
@@ -121,8 +130,13 @@ impl SlotPlan {
 
 impl Slots {
     /// The same table with one more node that owns no slots, as
-    /// `redis-cli --cluster add-node` leaves it. Fails if the name is taken.
-    pub fn with_node(&self, name: &str) -> Result<Slots> {
+    /// `redis-cli --cluster add-node` leaves it (the first step of
+    /// [`Placement::add_node`] and of [`Slots::rebalance_joining`]). Fails
+    /// if the name is taken.
+    pub(crate) fn joined(&self, name: &str) -> Result<Slots> {
+        if self.nodes().len() >= SLOT_COUNT {
+            return Err(Error::MoreNodesThanShards { nodes: self.nodes().len() + 1, shards: SLOT_COUNT });
+        }
         let names: Vec<String> = self.nodes().iter().cloned().chain([name.to_string()]).collect();
         Slots::from_table(names, self.table().to_vec())
     }
@@ -145,8 +159,10 @@ impl Slots {
     }
 
     /// The same table without node `name`, which must own no slots (as
-    /// `redis-cli --cluster del-node` requires).
-    pub fn without_node(&self, name: &str) -> Result<Slots> {
+    /// `redis-cli --cluster del-node` requires): the last step of
+    /// [`Slots::drain`]. On a node without slots, [`Placement::remove_node`]
+    /// gives the same table.
+    pub(crate) fn deleted(&self, name: &str) -> Result<Slots> {
         let gone = index_of(self.nodes(), name)?;
         let own = self.slot_counts()[gone as usize];
         if own > 0 {
@@ -160,6 +176,29 @@ impl Slots {
         let names: Vec<String> = self.nodes().iter().filter(|n| *n != name).cloned().collect();
         let table = self.table().iter().map(|&t| if t > gone { t - 1 } else { t }).collect();
         Slots::from_table(names, table)
+    }
+
+    /// Nodes `joining` join with no slots (`redis-cli --cluster add-node`,
+    /// once per name, in order), then [`Slots::rebalance`] runs: the plan's
+    /// [`before`](SlotPlan::before) is the table with the empty newcomers.
+    /// With no names this is [`Slots::rebalance`].
+    ///
+    /// Fails on a name already taken ([`Error::DuplicateNode`]).
+    ///
+    /// ```
+    /// use reshard::{Placement, Slots};
+    /// let plan = Slots::named(["A", "B", "C"])?.rebalance_joining(&["D", "E"], true)?;
+    /// assert_eq!(plan.before().nodes(), ["A", "B", "C", "D", "E"]);
+    /// assert_eq!(plan.before().slot_counts()[3..], [0, 0]);
+    /// assert_eq!(plan.after().slot_counts().iter().sum::<usize>(), 16_384);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn rebalance_joining<S: AsRef<str>>(&self, joining: &[S], use_empty_masters: bool) -> Result<SlotPlan> {
+        let mut table = self.clone();
+        for name in joining {
+            table = table.joined(name.as_ref())?;
+        }
+        table.rebalance(use_empty_masters)
     }
 
     /// What `redis-cli --cluster rebalance` does to this table, with every
@@ -350,7 +389,7 @@ impl Slots {
                 plan = plan.then(step)?;
             }
         }
-        plan.after = plan.after.without_node(name)?;
+        plan.after = plan.after.deleted(name)?;
         Ok(plan)
     }
 }
@@ -367,7 +406,7 @@ mod tests {
     #[test]
     fn rebalance_three_to_four_matches_add_node() {
         let three = Slots::named(["A", "B", "C"]).unwrap();
-        let plan = three.with_node("D").unwrap().rebalance(true).unwrap();
+        let plan = three.rebalance_joining(&["D"], true).unwrap();
         let counts: Vec<(String, usize)> = plan.moves().iter().map(|m| (m.from.clone(), m.slots.len())).collect();
         assert_eq!(counts, [("B".into(), 1366), ("C".into(), 1365), ("A".into(), 1365)]);
         // Same slots as reshard with `all` (each source gives its lowest).
@@ -378,7 +417,7 @@ mod tests {
 
     #[test]
     fn rebalance_without_empty_masters_ignores_the_new_node() {
-        let plan = Slots::named(["A", "B", "C"]).unwrap().with_node("D").unwrap().rebalance(false).unwrap();
+        let plan = Slots::named(["A", "B", "C"]).unwrap().rebalance_joining(&["D"], false).unwrap();
         assert!(plan.is_empty());
     }
 
@@ -386,8 +425,7 @@ mod tests {
     fn rebalance_rounding_and_many_receivers() {
         // 3 -> 5: expected 3276 each (16384/5 = 3276.8); the 4 left over
         // go to the nodes with balance <= 0 (the receivers), one per round.
-        let plan = Slots::named(["A", "B", "C"]).unwrap().with_node("D").unwrap().with_node("E").unwrap();
-        let plan = plan.rebalance(true).unwrap();
+        let plan = Slots::named(["A", "B", "C"]).unwrap().rebalance_joining(&["D", "E"], true).unwrap();
         let c = plan.after().slot_counts();
         assert_eq!(c.iter().sum::<usize>(), SLOT_COUNT);
         assert_eq!(c, [3276, 3276, 3276, 3278, 3278]);
@@ -397,13 +435,13 @@ mod tests {
 
     #[test]
     fn drain_then_remove() {
-        let four = Slots::named(["A", "B", "C"]).unwrap().with_node("D").unwrap().rebalance(true).unwrap();
+        let four = Slots::named(["A", "B", "C"]).unwrap().rebalance_joining(&["D"], true).unwrap();
         let plan = four.after().drain("B", &["A", "C", "D"]).unwrap();
         assert_eq!(plan.after().nodes(), ["A", "C", "D"]);
         assert_eq!(plan.moves().iter().map(|m| m.slots.len()).collect::<Vec<_>>(), [1366, 1365, 1365]);
         assert_eq!(plan.after().slot_counts().iter().sum::<usize>(), SLOT_COUNT);
         assert!(Slots::named(["A"]).unwrap().drain("A", &[] as &[&str]).is_err());
         assert!(four.after().drain("B", &["B"]).is_err());
-        assert!(four.after().without_node("A").is_err());
+        assert!(four.after().deleted("A").is_err());
     }
 }

@@ -57,7 +57,7 @@ pub fn run(a: &Args, json: bool) -> Run {
     let sweep = match &a.sweep {
         Some(Counts(counts)) => {
             let pairs: Vec<(usize, usize)> = counts.iter().map(|&n| (before.len(), n)).collect();
-            Some(ModuloSweep::run(&keys, &pairs).map_err(from_flag("--sweep"))?)
+            Some(ModuloSweep::measure(&keys, &pairs).map_err(from_flag("--sweep"))?)
         }
         None => None,
     };
