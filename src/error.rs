@@ -129,7 +129,7 @@ pub enum Error {
         what: &'static str,
         /// The name as given.
         given: String,
-        /// The names accepted, comma-separated.
+        /// What to give instead, e.g. "32 or 128".
         choices: String,
     },
     /// A node was asked to give slots or shards to itself.
@@ -214,7 +214,7 @@ impl fmt::Display for Error {
             Error::Overflow { what, hint } => write!(f, "{what} overflows the integer that holds it: {hint}"),
             Error::OutOfRange { what, given, allowed } => write!(f, "{what} {given} is out of range: use {allowed}"),
             Error::UnknownName { what, given, choices } => {
-                write!(f, "unknown {what} {given:?}: use one of {choices}")
+                write!(f, "unknown {what} {given:?}: use {choices}")
             }
             Error::SameNode(n) => {
                 write!(f, "node {n:?} cannot give its slots to itself: pick another node as the target")

@@ -171,11 +171,11 @@ fn bad_input_gives_typed_errors() {
     );
     assert_eq!(LoadSpread::ring(&k, 0, &[10], 1).unwrap_err(), Error::NoNodes);
     assert_eq!(LoadSpread::ring(&k, 10, &[10, 0], 1).unwrap_err(), Error::ZeroVnodes);
-    assert!(matches!(LoadSpread::ring(&k, 10, &[], 1), Err(Error::Invalid(_))));
-    assert!(matches!(LoadSpread::ring(&k, 10, &[10], 0), Err(Error::Invalid(_))));
+    assert!(matches!(LoadSpread::ring(&k, 10, &[], 1), Err(Error::OutOfRange { .. })));
+    assert!(matches!(LoadSpread::ring(&k, 10, &[10], 0), Err(Error::OutOfRange { .. })));
     assert!(matches!(LoadSpread::ring(&k, 1_000_000, &[1000], 1), Err(Error::TooLarge { .. })));
     assert_eq!(LoadSpread::jump(&k, 0).unwrap_err(), Error::NoNodes);
-    assert!(matches!(MiddleRemoval::measure(&k, 1, 0), Err(Error::Invalid(_))));
+    assert!(matches!(MiddleRemoval::measure(&k, 1, 0), Err(Error::OutOfRange { what: "node count", .. })));
     assert_eq!(MiddleRemoval::measure(&k, 10, 10).unwrap_err(), Error::UnknownNode("10".into()));
 }
 
@@ -253,5 +253,8 @@ fn settings_drive_the_table() {
     assert_eq!((bounded.moved, bounded.max_over_mean), (one.moved, one.max_over_mean));
     // A bad Maglev size is refused before any work.
     let bad = CompareSettings { maglev_m: 10_000, ..Default::default() };
-    assert!(matches!(Comparison::measure_with(keys(), 10, 11, &bad), Err(reshard::Error::Invalid(_))));
+    assert!(matches!(
+        Comparison::measure_with(keys(), 10, 11, &bad),
+        Err(reshard::Error::OutOfRange { what: "table size (not prime)", .. })
+    ));
 }

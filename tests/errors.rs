@@ -277,7 +277,7 @@ fn unknown_node_in_remove_node() {
 #[test]
 fn arrangement_sweep_with_no_arrangements() {
     let keys = KeySet::users(100).hashed(HashWidth::Bits32).unwrap();
-    let is_invalid = |e: &Error| matches!(e, Error::Invalid(_));
+    let is_invalid = |e: &Error| matches!(e, Error::OutOfRange { .. });
     expect_err(
         "ArrangementSweep::measure(.., 0)",
         || ArrangementSweep::measure(&keys, &letters("ABC"), &letters("ABCD"), 150, 0),
@@ -306,7 +306,7 @@ fn arrangement_sweep_with_no_arrangements() {
 
 #[test]
 fn other_invalid_parameters() {
-    let is_invalid = |e: &Error| matches!(e, Error::Invalid(_));
+    let is_invalid = |e: &Error| matches!(e, Error::OutOfRange { .. });
     expect_err(
         "split(0)",
         || FixedShards::new(2).and_then(|f| f.with_shards(10)).unwrap().split(0),
@@ -319,8 +319,9 @@ fn other_invalid_parameters() {
         |e| *e == Error::NodeOutOfRange { index: 2, nodes: 2 },
         "use indices below 2",
     );
-    expect_err("hash width 64", || "64".parse::<HashWidth>(), is_invalid, "use 32 or 128");
-    expect_err("document 007", || reshard::tutor::reproduce::document("007"), is_invalid, "use 000, 002 or 004");
+    let unknown = |e: &Error| matches!(e, Error::UnknownName { .. });
+    expect_err("hash width 64", || "64".parse::<HashWidth>(), unknown, "use 32 or 128");
+    expect_err("document 007", || reshard::tutor::reproduce::document("007"), unknown, "use 000, 002 or 004");
     expect_err(
         "Movement over 5,001 nodes",
         || Modulo::new(5000),
@@ -372,8 +373,8 @@ fn no_panics_from_arguments() {
         "check the spelling",
     );
     let py = || reshard::PyRandom::new(42);
-    expect_err("getrandbits(65)", || py().getrandbits(65), |e| matches!(e, Error::Invalid(_)), "k ≤ 64");
-    expect_err("randbelow(0)", || py().randbelow(0), |e| matches!(e, Error::Invalid(_)), "n ≥ 1");
+    expect_err("getrandbits(65)", || py().getrandbits(65), |e| matches!(e, Error::OutOfRange { .. }), "0 to 64");
+    expect_err("randbelow(0)", || py().randbelow(0), |e| matches!(e, Error::OutOfRange { .. }), "n ≥ 1");
     assert_eq!(reshard::present::fixed(12.97, 1), "13.0");
 }
 

@@ -160,7 +160,7 @@ impl FailureSweep {
     ) -> Result<FailureSweep> {
         check_workload(keys, workload)?;
         if arrangements == 0 {
-            return Err(Error::Invalid("0 arrangements: use at least 1".into()));
+            return Err(Error::OutOfRange { what: "arrangements", given: "0".into(), allowed: "at least 1".into() });
         }
         limits::check_hint(
             "key placements (keys × 2 × point counts × arrangements)",

@@ -62,7 +62,11 @@ pub struct MiddleRemoval {
 
 fn middle_removal(keys: &HashedKeys, n: usize, remove: usize) -> Result<MiddleRemoval> {
     if n < 2 {
-        return Err(Error::Invalid(format!("{n} node(s): removing one needs at least 2 nodes (use n of 2 or more)")));
+        return Err(Error::OutOfRange {
+            what: "node count",
+            given: n.to_string(),
+            allowed: "2 or more: removing one needs at least 2 nodes".into(),
+        });
     }
     if remove >= n {
         return Err(Error::UnknownNode(remove.to_string()));

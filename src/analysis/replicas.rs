@@ -60,7 +60,11 @@ impl CopyMovement {
     /// Each scheme before and after node `new_node` joins, `rf` copies per
     /// key.
     pub fn measure(keys: &HashedKeys, schemes: &[Replicated], rf: usize, new_node: &str) -> Result<CopyMovement> {
-        let first = schemes.first().ok_or_else(|| Error::Invalid("no schemes to compare: give at least one".into()))?;
+        let first = schemes.first().ok_or_else(|| Error::OutOfRange {
+            what: "schemes to compare (count)",
+            given: "0".into(),
+            allowed: "at least one".into(),
+        })?;
         limits::check_hint(
             "replica placements (keys × rf × 2 × schemes)",
             limits::product(keys.len(), rf).saturating_mul(2 * schemes.len() as u128),

@@ -141,10 +141,14 @@ impl LoadSpread {
             return Err(Error::NoNodes);
         }
         if k_values.is_empty() {
-            return Err(Error::Invalid("no points-per-node values: give at least one k (e.g. 10, 100, 1000)".into()));
+            return Err(Error::OutOfRange {
+                what: "points-per-node values (count)",
+                given: "0".into(),
+                allowed: "at least one k (e.g. 10, 100, 1000)".into(),
+            });
         }
         if arrangements == 0 {
-            return Err(Error::Invalid("no arrangements: use a count of at least 1".into()));
+            return Err(Error::OutOfRange { what: "arrangements", given: "0".into(), allowed: "at least 1".into() });
         }
         for &k in k_values {
             Ring::new(nodes)?.with_vnodes(k)?; // 0 points, too many points

@@ -76,7 +76,11 @@ impl ArrangementSweep {
     /// as if none were shared).
     pub fn check_cost(keys: usize, old: usize, new: usize, vnodes: usize, count: usize) -> Result<()> {
         if count == 0 {
-            return Err(Error::Invalid("no arrangements: use a count of at least 1 (document 000 uses 30)".into()));
+            return Err(Error::OutOfRange {
+                what: "arrangements",
+                given: "0".into(),
+                allowed: "a count of at least 1 (document 000 uses 30)".into(),
+            });
         }
         limits::check_hint(
             "key placements (keys × arrangements × 2 rings)",

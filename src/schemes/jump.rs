@@ -78,10 +78,11 @@ pub fn guava_consistent_hash(input: u64, buckets: u32) -> Result<u32> {
         return Err(zero_buckets());
     }
     if buckets > i32::MAX as u32 {
-        return Err(Error::Invalid(format!(
-            "{buckets} buckets does not fit Guava's int: use at most {} (or jump_hash, which takes any u32)",
-            i32::MAX
-        )));
+        return Err(Error::OutOfRange {
+            what: "buckets (Guava keeps them in an int)",
+            given: buckets.to_string(),
+            allowed: format!("at most {} (or jump_hash, which takes any u32)", i32::MAX),
+        });
     }
     let buckets = buckets as i32;
     let mut state = input;

@@ -132,9 +132,7 @@ impl Ketama {
             }
         }
         if points.is_empty() {
-            return Err(Error::Invalid(
-                "the weights leave no server any point on the ring: use weights closer to each other".into(),
-            ));
+            return Err(Error::WeightsTooUneven);
         }
         points.sort_unstable();
         Ok(Ketama { nodes, weights, points })

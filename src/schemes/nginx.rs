@@ -179,9 +179,7 @@ impl NginxHash {
             down[index_of(&self.nodes, name.as_ref())? as usize] = true;
         }
         if down.iter().all(|&d| d) {
-            return Err(Error::Invalid(
-                "every server is down: nginx would answer 502; leave at least one server up".into(),
-            ));
+            return Err(Error::AllServersDown);
         }
         Ok(NginxHash { down, ..self })
     }
@@ -310,9 +308,7 @@ impl Placement for NginxHash {
         let mut down = self.down.clone();
         down.remove(gone as usize);
         if down.iter().all(|&d| d) {
-            return Err(Error::Invalid(format!(
-                "removing {name:?} leaves only servers that are down: mark one up first"
-            )));
+            return Err(Error::AllServersDown);
         }
         NginxHash::build(nodes, weights, self.consistent, down)
     }

@@ -75,13 +75,21 @@ pub trait Replicas: Locate {
 /// `Ok` when `1 ≤ rf ≤ nodes`, the number of nodes that can hold a copy.
 pub fn check_rf(rf: usize, nodes: usize) -> Result<()> {
     if rf == 0 {
-        return Err(Error::Invalid("replication factor 0: every key needs at least 1 copy (3 is common)".into()));
+        return Err(Error::OutOfRange {
+            what: "replication factor",
+            given: "0".into(),
+            allowed: "1 or more: every key needs at least 1 copy (3 is common)".into(),
+        });
     }
     if rf > nodes {
-        return Err(Error::Invalid(format!(
-            "replication factor {rf} with {nodes} nodes that can hold a copy: copies must be on distinct nodes, \
-             use at most {nodes} (or give more nodes a part of the table)"
-        )));
+        return Err(Error::OutOfRange {
+            what: "replication factor",
+            given: rf.to_string(),
+            allowed: format!(
+                "at most {nodes}, the nodes that can hold a copy: copies must be on distinct nodes \
+                 (or give more nodes a part of the table)"
+            ),
+        });
     }
     Ok(())
 }

@@ -267,7 +267,11 @@ impl FixedShards {
     /// changes node, but a `1 − 1/factor` share of keys changes shard.
     pub fn split(&self, factor: usize) -> Result<FixedShards> {
         if factor == 0 {
-            return Err(Error::Invalid("split factor is 0: use 1 or more (2 doubles the shards)".into()));
+            return Err(Error::OutOfRange {
+                what: "split factor",
+                given: "0".into(),
+                allowed: "1 or more (2 doubles the shards)".into(),
+            });
         }
         limits::check("shards", limits::product(self.table.len(), factor), limits::current().max_shards)?;
         let table = (0..factor).flat_map(|_| self.table.iter().copied()).collect();

@@ -246,7 +246,12 @@ impl Slots {
         let involved: Vec<usize> = (0..n).filter(|&i| use_empty_masters || counts[i] > 0).collect();
         let total_weight: f32 = involved.iter().map(|&i| weights[i]).sum();
         if total_weight <= 0.0 {
-            return Err(Error::Invalid("the weights of the nodes taking part add up to 0".into()));
+            return Err(Error::BadNumber {
+                what: "the total weight of the nodes taking part",
+                value: total_weight.to_string(),
+                expected: "a number > 0",
+                hint: "give at least one node taking part a weight > 0 (e.g. 1.0 each)",
+            });
         }
         if !(SLOT_COUNT as f32 / total_weight).is_finite() || !total_weight.is_finite() {
             return Err(Error::BadNumber {
@@ -339,7 +344,7 @@ impl Slots {
     pub fn reshard_from_plan(&self, from: &str, to: &str, count: usize) -> Result<SlotPlan> {
         let (src, dst) = (index_of(self.nodes(), from)?, index_of(self.nodes(), to)?);
         if src == dst {
-            return Err(Error::Invalid(format!("cannot reshard from {from:?} to itself: pick another target")));
+            return Err(Error::SameNode(from.to_string()));
         }
         let has = self.slot_counts()[src as usize];
         if count == 0 || count > has {
@@ -374,9 +379,7 @@ impl Slots {
         for t in to {
             index_of(self.nodes(), t.as_ref())?;
             if t.as_ref() == name {
-                return Err(Error::Invalid(format!(
-                    "node {name:?} cannot receive its own slots: leave it out of the targets"
-                )));
+                return Err(Error::SameNode(name.to_string()));
             }
         }
         let own = self.slot_counts()[gone];

@@ -25,7 +25,7 @@ fn keys_of(doc: &str) -> Result<HashedKeys> {
 }
 
 fn no_such_document(doc: &str) -> crate::Error {
-    crate::Error::Invalid(format!("there is no document {doc:?}: use 000, 002 or 004"))
+    crate::Error::UnknownName { what: "document", given: doc.to_string(), choices: "000, 002 or 004".into() }
 }
 
 /// The documents, by the number of their file.
