@@ -216,7 +216,7 @@ proptest! {
         no_panic("LoadReport::measure", || LoadReport::measure(&k, &Rendezvous::new(small(from).max(1)).unwrap()))?;
         no_panic("Comparison::measure_timed", || Comparison::measure_timed(&k, small(from).min(12), small(to).min(12), 0))?;
         no_panic("resized", || resized(&Ring::new(3).unwrap(), from, to))?;
-        no_panic("middle_removal", || MiddleRemoval::measure(&k, small(from), to))?;
+        no_panic("MiddleRemoval::measure", || MiddleRemoval::measure(&k, small(from), to))?;
         no_panic("ModuloSweep::measure", || ModuloSweep::measure(&k, &[(small(from), small(to)), (from, to)]))?;
         no_panic("ArrangementSweep::measure", || {
             ArrangementSweep::measure(&k, &numbered(small(from)).unwrap_or_default(), &numbered(small(to)).unwrap_or_default(), small(rf), 2)
@@ -228,7 +228,7 @@ proptest! {
         no_panic("ArrangementSweep::measure (huge count)", || {
             ArrangementSweep::measure(&k, &numbered(3).unwrap(), &numbered(4).unwrap(), 1, from)
         })?;
-        no_panic("ring_spread", || LoadSpread::measure(&k, small(from), &points, 2))?;
+        no_panic("LoadSpread::measure", || LoadSpread::measure(&k, small(from), &points, 2))?;
         no_panic("LoadSpread::jump", || LoadSpread::jump(&k, from))?;
         no_panic("ring_share_sd", || ring_share_sd(from, to, rf))?;
         no_panic("BoundedLoads::measure", || BoundedLoads::measure(&k, small(from), small(to), &points, &[eps, 0.25]))?;

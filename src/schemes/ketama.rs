@@ -90,6 +90,10 @@ impl Ketama {
     /// The same servers with integer weights (libketama's memory sizes):
     /// one weight ≥ 1 per server.
     ///
+    /// Why `u32`: libketama reads each server's weight from its server file
+    /// as an unsigned integer, and the point counts follow from integer
+    /// weights; fractional weights are not something it can be told.
+    ///
     /// ```
     /// use reshard::{Error, Ketama};
     /// let r = Ketama::named(["a", "b"])?.with_weights([1, 3])?;

@@ -131,6 +131,8 @@ impl NginxHash {
     /// The same servers with `weight=` values (each ≥ 1; all together at
     /// most 62,500, the crate's limit of 10,000,000 ring points).
     ///
+    /// Why `u32`: nginx's `server … weight=N;` takes a positive integer.
+    ///
     /// ```
     /// use reshard::NginxHash;
     /// let up = NginxHash::named(["a:1", "b:1"])?.with_weights([1, 2])?.with_consistent(true);

@@ -200,7 +200,7 @@ impl Replicas for Maglev {
 
 impl Replicas for Jump {
     fn fill_replicas(&self, key: Key<'_>, rf: usize, out: &mut Vec<NodeId>) {
-        let n = self.nodes().len() as usize;
+        let n = self.nodes().len();
         let b = self.locate(key) as usize;
         out.extend((0..rf.min(n)).map(|i| ((b + i) % n) as NodeId));
     }

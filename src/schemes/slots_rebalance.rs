@@ -212,6 +212,10 @@ impl Slots {
     /// [`Slots::rebalance`] with a weight per node (`--cluster-weight`, in
     /// node order) and a threshold in percent (`--cluster-threshold`).
     ///
+    /// Why `f32`: redis-cli reads `--cluster-weight` with `atof` into a
+    /// `float` and computes each share in `f32`; the same type gives the same
+    /// rounding, hence the same plan.
+    ///
     /// Fails on a threshold that is NaN, infinite or negative, on a weight
     /// that is, and on weights whose total is not a finite number the slot
     /// count can be divided by (redis-cli computes in `f32`: a total over

@@ -168,6 +168,9 @@ impl Twemproxy {
     /// The same pool with these weights (`weight` of each server line,
     /// 1 to 2³¹−1, in [`nodes`](Placement::nodes) order).
     ///
+    /// Why `u32`: nutcracker's config writes a server as `host:port:weight`
+    /// with an integer weight, and keeps the weights' total in 32 bits.
+    ///
     /// ```
     /// use reshard::Twemproxy;
     /// let p = Twemproxy::named(["a", "b", "c"])?.with_weights([1, 2, 3])?;
