@@ -169,12 +169,12 @@ fn bad_input_gives_typed_errors() {
         Comparison::measure(&k, 1000, 1001).unwrap_err(),
         Error::MoreNodesThanShards { nodes: 1001, shards: 1000 }
     );
-    assert_eq!(LoadSpread::ring(&k, 0, &[10], 1).unwrap_err(), Error::NoNodes);
-    assert_eq!(LoadSpread::ring(&k, 10, &[10, 0], 1).unwrap_err(), Error::ZeroVnodes);
-    assert!(matches!(LoadSpread::ring(&k, 10, &[], 1), Err(Error::OutOfRange { .. })));
-    assert!(matches!(LoadSpread::ring(&k, 10, &[10], 0), Err(Error::OutOfRange { .. })));
-    assert!(matches!(LoadSpread::ring(&k, 1_000_000, &[1000], 1), Err(Error::TooLarge { .. })));
-    assert_eq!(LoadSpread::jump(&k, 0).unwrap_err(), Error::NoNodes);
+    assert_eq!(LoadSpread::measure_ring(&k, 0, &[10], 1).unwrap_err(), Error::NoNodes);
+    assert_eq!(LoadSpread::measure_ring(&k, 10, &[10, 0], 1).unwrap_err(), Error::ZeroVnodes);
+    assert!(matches!(LoadSpread::measure_ring(&k, 10, &[], 1), Err(Error::OutOfRange { .. })));
+    assert!(matches!(LoadSpread::measure_ring(&k, 10, &[10], 0), Err(Error::OutOfRange { .. })));
+    assert!(matches!(LoadSpread::measure_ring(&k, 1_000_000, &[1000], 1), Err(Error::TooLarge { .. })));
+    assert_eq!(LoadSpread::measure_jump(&k, 0).unwrap_err(), Error::NoNodes);
     assert!(matches!(MiddleRemoval::measure(&k, 1, 0), Err(Error::OutOfRange { what: "node count", .. })));
     assert_eq!(MiddleRemoval::measure(&k, 10, 10).unwrap_err(), Error::UnknownNode("10".into()));
 }

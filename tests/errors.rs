@@ -285,8 +285,8 @@ fn arrangement_sweep_with_no_arrangements() {
         "at least 1",
     );
     expect_err(
-        "ArrangementSweep::with_salts(.., [])",
-        || ArrangementSweep::with_salts(&keys, &letters("ABC"), &letters("ABCD"), 150, vec![]),
+        "ArrangementSweep::measure_salted(.., [])",
+        || ArrangementSweep::measure_salted(&keys, &letters("ABC"), &letters("ABCD"), 150, vec![]),
         is_invalid,
         "at least 1",
     );

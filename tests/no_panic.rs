@@ -229,7 +229,7 @@ proptest! {
             ArrangementSweep::measure(&k, &numbered(3).unwrap(), &numbered(4).unwrap(), 1, from)
         })?;
         no_panic("LoadSpread::measure", || LoadSpread::measure(&k, small(from), &points, 2))?;
-        no_panic("LoadSpread::jump", || LoadSpread::jump(&k, from))?;
+        no_panic("LoadSpread::measure_jump", || LoadSpread::measure_jump(&k, from))?;
         no_panic("ring_share_sd", || ring_share_sd(from, to, rf))?;
         no_panic("BoundedLoads::measure", || BoundedLoads::measure(&k, small(from), small(to), &points, &[eps, 0.25]))?;
         no_panic("WeightedShares::measure", || {
@@ -471,7 +471,7 @@ fn long_salts_are_refused_before_hashing() {
     assert!(matches!(ring.with_salt("s".repeat(1 << 20)), Err(Error::TooLarge { .. })));
     let keys = KeySet::plain(10).hashed(HashWidth::Bits32).unwrap();
     let (old, new) = (numbered(100).unwrap(), numbered(101).unwrap());
-    let sweep = ArrangementSweep::with_salts(&keys, &old, &new, 1000, vec!["s".repeat(1 << 20); 3]);
+    let sweep = ArrangementSweep::measure_salted(&keys, &old, &new, 1000, vec!["s".repeat(1 << 20); 3]);
     assert!(matches!(sweep, Err(Error::TooLarge { .. })));
     assert!(start.elapsed().as_secs() < 5);
 }

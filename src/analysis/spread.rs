@@ -10,14 +10,14 @@
 //! gaps and its relative variance is exactly `(N − 1)/(kN + 1)`, which is
 //! within 0.3% of the paper's three values for `N = 1000`.
 //!
-//! [`LoadSpread::ring`] measures it on salted rings (salts `"0:"`, `"1:"`,
+//! [`LoadSpread::measure_ring`] measures it on salted rings (salts `"0:"`, `"1:"`,
 //! …): per ring, the relative standard deviation over the nodes of (a)
 //! each node's share of the circle ([`Ring::arc_shares`], the key space:
 //! what the paper's table measures) and (b) each node's count of the
 //! given keys, which adds the sampling noise of a finite key set,
 //! `(N − 1)/m` for `m` keys, to the variance. Over several arrangements
 //! the variances are averaged (the root mean square is reported).
-//! [`LoadSpread::jump`] measures jump hash's key counts, which only have
+//! [`LoadSpread::measure_jump`] measures jump hash's key counts, which only have
 //! that sampling noise: the binomial floor `√((N − 1)/m)`.
 //! [`LoadSpread::measure`] does both; its default setup, used by the tests, is
 //! `N = 1000` nodes, `k = 10, 100, 1000`, 2 arrangements and 1,000,000
@@ -27,7 +27,7 @@
 //! use reshard::analysis::LoadSpread;
 //! use reshard::{HashWidth, KeySet};
 //! let keys = KeySet::plain(20_000).hashed(HashWidth::Bits128)?;
-//! let s = LoadSpread::ring(&keys, 200, &[10, 100], 1)?;
+//! let s = LoadSpread::measure_ring(&keys, 200, &[10, 100], 1)?;
 //! for r in s.rows() {
 //!     let k = r.points_per_node.unwrap() as f64;
 //!     assert!((r.key_space.unwrap() * k.sqrt() - 1.0).abs() < 0.15); // ≈ 1/√k
@@ -136,7 +136,12 @@ impl LoadSpread {
     ///
     /// Fails on 0 nodes, an empty `k_values`, a `k` of 0, 0 arrangements,
     /// or more than 50,000,000 points on one ring.
-    pub fn ring(keys: &HashedKeys, nodes: usize, k_values: &[usize], arrangements: usize) -> Result<LoadSpread> {
+    pub fn measure_ring(
+        keys: &HashedKeys,
+        nodes: usize,
+        k_values: &[usize],
+        arrangements: usize,
+    ) -> Result<LoadSpread> {
         if nodes == 0 {
             return Err(Error::NoNodes);
         }
@@ -207,7 +212,7 @@ impl LoadSpread {
 
     /// Jump hash with `nodes` buckets over `keys`: the spread of the key
     /// counts, beside the binomial floor `√((N − 1)/m)`. Fails on 0 nodes.
-    pub fn jump(keys: &HashedKeys, nodes: usize) -> Result<LoadSpread> {
+    pub fn measure_jump(keys: &HashedKeys, nodes: usize) -> Result<LoadSpread> {
         let jump = Jump::new(nodes)?;
         let load = LoadReport::measure(keys, &jump)?;
         Ok(LoadSpread {
@@ -248,13 +253,9 @@ impl LoadSpread {
     }
 }
 
-fn ring_spread(keys: &HashedKeys, nodes: usize, k_values: &[usize], arrangements: usize) -> Result<LoadSpread> {
-    Ok(LoadSpread::ring(keys, nodes, k_values, arrangements)?.and(LoadSpread::jump(keys, nodes)?))
-}
-
 impl LoadSpread {
-    /// The jump paper's comparison: [`LoadSpread::ring`] for `k_values` and
-    /// [`LoadSpread::jump`], over the same keys and node count.
+    /// The jump paper's comparison: [`LoadSpread::measure_ring`] for `k_values` and
+    /// [`LoadSpread::measure_jump`], over the same keys and node count.
     ///
     /// ```
     /// use reshard::analysis::LoadSpread;
@@ -266,6 +267,6 @@ impl LoadSpread {
     /// # Ok::<(), reshard::Error>(())
     /// ```
     pub fn measure(keys: &HashedKeys, nodes: usize, k_values: &[usize], arrangements: usize) -> Result<LoadSpread> {
-        ring_spread(keys, nodes, k_values, arrangements)
+        Ok(LoadSpread::measure_ring(keys, nodes, k_values, arrangements)?.and(LoadSpread::measure_jump(keys, nodes)?))
     }
 }

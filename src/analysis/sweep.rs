@@ -138,11 +138,11 @@ impl ArrangementSweep {
         count: usize,
     ) -> Result<Self> {
         check_sweep(keys, old_nodes, new_nodes, vnodes, count)?;
-        ArrangementSweep::with_salts(keys, old_nodes, new_nodes, vnodes, (0..count).map(salt).collect())
+        ArrangementSweep::measure_salted(keys, old_nodes, new_nodes, vnodes, (0..count).map(salt).collect())
     }
 
     /// The same over any list of salts.
-    pub fn with_salts(
+    pub fn measure_salted(
         keys: &HashedKeys,
         old_nodes: &[String],
         new_nodes: &[String],
@@ -280,7 +280,7 @@ impl VnodeSweep {
     }
 
     /// The same over any list of salts (one arrangement per salt).
-    pub fn with_salts(
+    pub fn measure_salted(
         keys: &HashedKeys,
         old_nodes: &[String],
         new_nodes: &[String],
@@ -289,7 +289,7 @@ impl VnodeSweep {
     ) -> Result<Self> {
         let sweeps = vnodes
             .iter()
-            .map(|&v| ArrangementSweep::with_salts(keys, old_nodes, new_nodes, v, salts.clone()))
+            .map(|&v| ArrangementSweep::measure_salted(keys, old_nodes, new_nodes, v, salts.clone()))
             .collect::<Result<Vec<_>>>()?;
         Ok(VnodeSweep { sweeps })
     }
