@@ -111,7 +111,38 @@ pub enum Error {
         /// What to change.
         hint: &'static str,
     },
-    /// A parameter is out of its range; the message says which and why.
+    /// A count, size or share is outside the range the operation accepts
+    /// (0 replicas, a table size that is not prime, more slots than the
+    /// sources own, …).
+    OutOfRange {
+        /// What the number is, e.g. "replication factor".
+        what: &'static str,
+        /// The value as given, printed.
+        given: String,
+        /// What to give instead, e.g. "1 to 10 (3 is common)".
+        allowed: String,
+    },
+    /// A name from a fixed list (a hash function, a hash width, a document)
+    /// that is not on the list.
+    UnknownName {
+        /// What was named, e.g. "twemproxy hash".
+        what: &'static str,
+        /// The name as given.
+        given: String,
+        /// What to give instead, e.g. "32 or 128".
+        choices: String,
+    },
+    /// A node was asked to give slots or shards to itself.
+    SameNode(String),
+    /// Every server is marked down (or would be, after a removal): nginx
+    /// answers 502 to every request.
+    AllServersDown,
+    /// Weights so far apart that some server would get no point at all on
+    /// the ring (ketama, twemproxy).
+    WeightsTooUneven,
+    /// A parameter is wrong in a way no other variant names (text that
+    /// does not parse, plans that do not join up); the message says what to
+    /// change.
     Invalid(String),
     /// A program a live driver needs (`redis-server`, `redis-cli`,
     /// `nutcracker`, `nginx`) is not installed; the message names it and
@@ -211,6 +242,19 @@ impl fmt::Display for Error {
                 write!(f, "{what} {value} is not {expected}: {hint}")
             }
             Error::Overflow { what, hint } => write!(f, "{what} overflows the integer that holds it: {hint}"),
+            Error::OutOfRange { what, given, allowed } => write!(f, "{what} {given} is out of range: use {allowed}"),
+            Error::UnknownName { what, given, choices } => {
+                write!(f, "unknown {what} {given:?}: use {choices}")
+            }
+            Error::SameNode(n) => {
+                write!(f, "node {n:?} cannot give its slots to itself: pick another node as the target")
+            }
+            Error::AllServersDown => {
+                write!(f, "every server is down: nginx would answer 502; leave at least one server up")
+            }
+            Error::WeightsTooUneven => {
+                write!(f, "the weights leave some server no point on the ring: use weights closer to each other")
+            }
             Error::Invalid(msg) => f.write_str(msg),
             Error::ProgramMissing { program, install } => write!(
                 f,

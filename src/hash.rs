@@ -102,7 +102,11 @@ impl FromStr for HashWidth {
         match s {
             "32" | "bits32" | "Bits32" => Ok(HashWidth::Bits32),
             "128" | "bits128" | "Bits128" => Ok(HashWidth::Bits128),
-            other => Err(crate::Error::Invalid(format!("hash width {other:?} is not known: use 32 or 128"))),
+            other => Err(crate::Error::UnknownName {
+                what: "hash width",
+                given: other.to_string(),
+                choices: "32 or 128".into(),
+            }),
         }
     }
 }

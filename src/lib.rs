@@ -91,7 +91,7 @@ pub mod limits;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod live;
-pub mod numbers;
+mod numbers;
 pub mod present;
 pub mod pyrandom;
 pub mod schemes;
@@ -188,8 +188,8 @@ pub mod notebook {
     pub use crate::{crc16, guava_consistent_hash, jump_hash, ketama_hash, key_slot, md5_u128, PyRandom};
     // each lab's measurements
     pub use crate::analysis::{
-        middle_removal, resized, ring_share_sd, ring_spread, ArrangementSweep, BoundedLoads, FailureSweep, HotKeySplit,
-        LoadSpread, LoadUnderSkew, MiddleRemoval, ModuloSweep, NodeFailure, RequestBounds, VnodeSweep, WeightedShares,
+        resized, ring_share_sd, ArrangementSweep, BoundedLoads, FailureSweep, HotKeySplit, LoadSpread, LoadUnderSkew,
+        MiddleRemoval, ModuloSweep, NodeFailure, RequestBounds, VnodeSweep, WeightedShares,
     };
     pub use crate::{keys_changing_shard, modulo_rule};
     // display: tables, several results in one cell, numbers

@@ -199,7 +199,11 @@ pub fn set(limits: Limits) -> Result<Limits> {
         l.max_streamed,
     ];
     if all.contains(&0) {
-        return Err(Error::Invalid("a limit of 0 would refuse everything: use 1 or more".into()));
+        return Err(Error::OutOfRange {
+            what: "limit",
+            given: "0".into(),
+            allowed: "1 or more (a limit of 0 would refuse everything)".into(),
+        });
     }
     let mut cur = CURRENT.write().unwrap_or_else(|e| e.into_inner());
     Ok(std::mem::replace(&mut *cur, limits))

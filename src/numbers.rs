@@ -2,7 +2,7 @@
 //! place every floor takes them from (ground floor, imports nothing).
 //!
 //! ```
-//! use reshard::numbers::thousands;
+//! use reshard::present::thousands;
 //! assert_eq!(thousands(89_813), "89,813");
 //! assert_eq!(thousands(0), "0");
 //! assert_eq!(thousands(u64::MAX), "18,446,744,073,709,551,615");

@@ -122,9 +122,11 @@ impl PyRandom {
                 let low = u64::from(self.next_u32());
                 Ok(low | u64::from(self.bits(k - 32)) << 32)
             }
-            _ => Err(Error::Invalid(format!(
-                "getrandbits({k}): this generator draws at most 64 bits at a time; use k ≤ 64"
-            ))),
+            _ => Err(Error::OutOfRange {
+                what: "getrandbits bit count",
+                given: k.to_string(),
+                allowed: "0 to 64 (this generator draws at most 64 bits at a time)".into(),
+            }),
         }
     }
 
@@ -139,7 +141,11 @@ impl PyRandom {
     /// empty range, where Python's `randrange(0)` raises.
     pub fn randbelow(&mut self, n: u32) -> Result<u32> {
         if n == 0 {
-            return Err(Error::Invalid("randbelow(0): the range 0..0 is empty; use n ≥ 1".into()));
+            return Err(Error::OutOfRange {
+                what: "randbelow bound",
+                given: "0".into(),
+                allowed: "n ≥ 1 (the range 0..0 is empty)".into(),
+            });
         }
         Ok(self.below(u64::from(n)) as u32)
     }

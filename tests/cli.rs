@@ -245,7 +245,7 @@ fn bad_input_exits_2_with_a_hint() {
     refuses(&["ring", "--arrangements", "0"], "arrangements");
     refuses(&["modulo", "--sweep", "0..3"], "at least 1 node");
     refuses(&["modulo", "--sweep", "5..2"], "empty");
-    refuses(&["modulo", "--width", "64"], "error: --width: hash width \"64\" is not known: use 32 or 128");
+    refuses(&["modulo", "--width", "64"], "error: --width: unknown hash width \"64\": use 32 or 128");
     refuses(&["modulo", "--from", "A,,B"], "empty node name");
     refuses(&["reproduce", "--doc", "001"], "possible values");
     refuses(&["hash"], "required");

@@ -7,7 +7,7 @@
 //! closed form `√((N − 1)/(kN + 1))`; the simulation must land within 10%.
 
 use reshard::analysis::spread::{ring_spread_predicted, PAPER_RING_SPREAD};
-use reshard::analysis::{middle_removal, ring_spread, LoadSpread, MemoryEstimate};
+use reshard::analysis::{LoadSpread, MemoryEstimate, MiddleRemoval};
 #[allow(unused_imports)]
 use reshard::prelude::*;
 use reshard::{numbered, Bounded, Comparison, Error, HashWidth, HashedKeys, KeySet, Scheme};
@@ -22,7 +22,7 @@ fn keys() -> &'static HashedKeys {
 /// 10 → 11 nodes; lookups timed over 2,000 keys only (debug builds).
 fn comparison() -> &'static Comparison {
     static C: OnceLock<Comparison> = OnceLock::new();
-    C.get_or_init(|| Comparison::run_timed(keys(), 10, 11, 2_000).unwrap())
+    C.get_or_init(|| Comparison::measure_timed(keys(), 10, 11, 2_000).unwrap())
 }
 
 #[test]
@@ -118,7 +118,7 @@ fn memory_estimates_follow_the_structure_sizes() {
 #[test]
 fn deterministic_table_leaves_timing_out_and_repeats_exactly() {
     let c = comparison();
-    let again = Comparison::run_timed(keys(), 10, 11, 500).unwrap();
+    let again = Comparison::measure_timed(keys(), 10, 11, 500).unwrap();
     assert_eq!(c.table_without_timing().to_text(), again.table_without_timing().to_text());
     assert_eq!(c.table_without_timing().to_html(), again.table_without_timing().to_html());
     let det = c.table_without_timing().to_text();
@@ -146,13 +146,13 @@ fn serializes() {
 #[test]
 fn shrinking_and_standing_still() {
     let k = KeySet::plain(5_000).hashed(HashWidth::Bits128).unwrap();
-    let c = Comparison::run_timed(&k, 11, 10, 100).unwrap();
+    let c = Comparison::measure_timed(&k, 11, 10, 100).unwrap();
     for s in [Scheme::Rendezvous, Scheme::Ring, Scheme::Jump, Scheme::Slots, Scheme::FixedShards, Scheme::Ketama] {
         let r = c.row(s).unwrap();
         assert_eq!(r.between_kept, 0, "{s}");
         assert_eq!(r.from_removed, r.moved, "{s}");
     }
-    let same = Comparison::run_timed(&k, 7, 7, 0).unwrap();
+    let same = Comparison::measure_timed(&k, 7, 7, 0).unwrap();
     for r in same.rows() {
         assert_eq!((r.moved, r.over_floor), (0, None), "{}", r.name);
         assert_eq!(r.lookup_ns, None);
@@ -163,17 +163,20 @@ fn shrinking_and_standing_still() {
 #[test]
 fn bad_input_gives_typed_errors() {
     let k = KeySet::plain(100).hashed(HashWidth::Bits128).unwrap();
-    assert_eq!(Comparison::run(&k, 0, 11).unwrap_err(), Error::NoNodes);
-    assert_eq!(Comparison::run(&k, 10, 0).unwrap_err(), Error::NoNodes);
-    assert_eq!(Comparison::run(&k, 1000, 1001).unwrap_err(), Error::MoreNodesThanShards { nodes: 1001, shards: 1000 });
-    assert_eq!(LoadSpread::ring(&k, 0, &[10], 1).unwrap_err(), Error::NoNodes);
-    assert_eq!(LoadSpread::ring(&k, 10, &[10, 0], 1).unwrap_err(), Error::ZeroVnodes);
-    assert!(matches!(LoadSpread::ring(&k, 10, &[], 1), Err(Error::Invalid(_))));
-    assert!(matches!(LoadSpread::ring(&k, 10, &[10], 0), Err(Error::Invalid(_))));
-    assert!(matches!(LoadSpread::ring(&k, 1_000_000, &[1000], 1), Err(Error::TooLarge { .. })));
-    assert_eq!(LoadSpread::jump(&k, 0).unwrap_err(), Error::NoNodes);
-    assert!(matches!(middle_removal(&k, 1, 0), Err(Error::Invalid(_))));
-    assert_eq!(middle_removal(&k, 10, 10).unwrap_err(), Error::UnknownNode("10".into()));
+    assert_eq!(Comparison::measure(&k, 0, 11).unwrap_err(), Error::NoNodes);
+    assert_eq!(Comparison::measure(&k, 10, 0).unwrap_err(), Error::NoNodes);
+    assert_eq!(
+        Comparison::measure(&k, 1000, 1001).unwrap_err(),
+        Error::MoreNodesThanShards { nodes: 1001, shards: 1000 }
+    );
+    assert_eq!(LoadSpread::measure_ring(&k, 0, &[10], 1).unwrap_err(), Error::NoNodes);
+    assert_eq!(LoadSpread::measure_ring(&k, 10, &[10, 0], 1).unwrap_err(), Error::ZeroVnodes);
+    assert!(matches!(LoadSpread::measure_ring(&k, 10, &[], 1), Err(Error::OutOfRange { .. })));
+    assert!(matches!(LoadSpread::measure_ring(&k, 10, &[10], 0), Err(Error::OutOfRange { .. })));
+    assert!(matches!(LoadSpread::measure_ring(&k, 1_000_000, &[1000], 1), Err(Error::TooLarge { .. })));
+    assert_eq!(LoadSpread::measure_jump(&k, 0).unwrap_err(), Error::NoNodes);
+    assert!(matches!(MiddleRemoval::measure(&k, 1, 0), Err(Error::OutOfRange { what: "node count", .. })));
+    assert_eq!(MiddleRemoval::measure(&k, 10, 10).unwrap_err(), Error::UnknownNode("10".into()));
 }
 
 // -------------------------------------------------------------- spread --
@@ -184,7 +187,7 @@ fn bad_input_gives_typed_errors() {
 #[test]
 fn ring_spread_matches_the_jump_paper() {
     let keys = KeySet::plain(1_000_000).hashed(HashWidth::Bits128).unwrap();
-    let s = ring_spread(&keys, 1000, &[10, 100, 1000], 2).unwrap();
+    let s = LoadSpread::measure(&keys, 1000, &[10, 100, 1000], 2).unwrap();
     for (k, paper) in PAPER_RING_SPREAD {
         let r = s.ring_row(k).unwrap();
         assert_eq!(r.paper, Some(paper));
@@ -212,7 +215,7 @@ fn ring_spread_matches_the_jump_paper() {
 
 #[test]
 fn removing_a_middle_node() {
-    let r = middle_removal(keys(), 10, 4).unwrap();
+    let r = MiddleRemoval::measure(keys(), 10, 4).unwrap();
     assert_eq!(r.rows().len(), 10);
     for prefix in ["ring", "rendezvous", "fixed shards", "Redis slots", "ketama"] {
         let row = r.row(prefix).unwrap();
@@ -246,7 +249,7 @@ fn settings_drive_the_table() {
     // With 1 point per node the "ring" row must be the one-point ring row,
     // and with a huge ε bounded loads must equal that same ring.
     let s = CompareSettings { vnodes: 1, epsilon: 100.0, timed_keys: 0, ..Default::default() };
-    let c = Comparison::run_with(keys(), 10, 11, &s).unwrap();
+    let c = Comparison::measure_with(keys(), 10, 11, &s).unwrap();
     let (ring, one, bounded) =
         (c.row(Scheme::Ring).unwrap(), c.row(Scheme::RingOnePoint).unwrap(), c.row(Scheme::Bounded).unwrap());
     assert_eq!(ring.name, "ring (1 point/node)");
@@ -254,5 +257,8 @@ fn settings_drive_the_table() {
     assert_eq!((bounded.moved, bounded.max_over_mean), (one.moved, one.max_over_mean));
     // A bad Maglev size is refused before any work.
     let bad = CompareSettings { maglev_m: 10_000, ..Default::default() };
-    assert!(matches!(Comparison::run_with(keys(), 10, 11, &bad), Err(reshard::Error::Invalid(_))));
+    assert!(matches!(
+        Comparison::measure_with(keys(), 10, 11, &bad),
+        Err(reshard::Error::OutOfRange { what: "table size (not prime)", .. })
+    ));
 }

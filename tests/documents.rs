@@ -114,7 +114,7 @@ fn doc000_thirty_arrangements_3_to_4() {
     let keys = users_100k();
     let (abc, abcd) = (letters("ABC"), letters("ABCD"));
     for (v, lo, hi, small, large) in [(1, "0.8%", "71.4%", 213, 71_383), (150, "21.5%", "28.2%", 21_055, 29_917)] {
-        let s = ArrangementSweep::run(keys, &abc, &abcd, v, 30).unwrap();
+        let s = ArrangementSweep::measure(keys, &abc, &abcd, v, 30).unwrap();
         assert_eq!(s.rows().len(), 30);
         assert_eq!(s.rows()[0].salt, "0:");
         assert_eq!(s.rows()[29].salt, "29:");
@@ -130,7 +130,7 @@ fn doc000_thirty_arrangements_3_to_4() {
 #[test]
 fn doc000_sweep_row_is_a_salted_ring() {
     let keys = users_100k();
-    let s = ArrangementSweep::run(keys, &letters("ABC"), &letters("ABCD"), 1, 30).unwrap();
+    let s = ArrangementSweep::measure(keys, &letters("ABC"), &letters("ABCD"), 1, 30).unwrap();
     for (i, row) in s.rows().iter().enumerate().step_by(7) {
         let salt = format!("{i}:");
         let old = Ring::named(letters("ABC")).and_then(|r| r.with_vnodes(1)).and_then(|r| r.with_salt(&salt)).unwrap();
@@ -155,7 +155,7 @@ fn doc000_ten_to_eleven_sweeps() {
         (200, "8.0%", "11.4%", None),
         (1, "0.0%", "22.9%", None),
     ] {
-        let s = ArrangementSweep::run(keys, &s10, &s11, v, 30).unwrap();
+        let s = ArrangementSweep::measure(keys, &s10, &s11, v, 30).unwrap();
         assert_eq!(pct(s.min_share(), 1), lo, "{v} point(s): least moved");
         assert_eq!(pct(s.max_share(), 1), hi, "{v} point(s): most moved");
         if let Some(mean) = mean {

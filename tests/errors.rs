@@ -88,13 +88,13 @@ fn zero_vnodes() {
     let keys = KeySet::users(100).hashed(HashWidth::Bits32).unwrap();
     expect_err(
         "ArrangementSweep vnodes 0",
-        || ArrangementSweep::run(&keys, &letters("ABC"), &letters("ABCD"), 0, 30),
+        || ArrangementSweep::measure(&keys, &letters("ABC"), &letters("ABCD"), 0, 30),
         |e| *e == Error::ZeroVnodes,
         "vnodes",
     );
     expect_err(
         "VnodeSweep with a 0",
-        || VnodeSweep::run(&keys, &letters("ABC"), &letters("ABCD"), &[1, 0], 3),
+        || VnodeSweep::measure(&keys, &letters("ABC"), &letters("ABCD"), &[1, 0], 3),
         |e| *e == Error::ZeroVnodes,
         "vnodes",
     );
@@ -158,7 +158,7 @@ fn duplicate_node_names() {
     let keys = KeySet::users(100).hashed(HashWidth::Bits32).unwrap();
     expect_err(
         "ArrangementSweep dup",
-        || ArrangementSweep::run(&keys, &letters("ABC"), &letters("ABCA"), 5, 3),
+        || ArrangementSweep::measure(&keys, &letters("ABC"), &letters("ABCA"), 5, 3),
         is_a,
         "rename one",
     );
@@ -277,28 +277,28 @@ fn unknown_node_in_remove_node() {
 #[test]
 fn arrangement_sweep_with_no_arrangements() {
     let keys = KeySet::users(100).hashed(HashWidth::Bits32).unwrap();
-    let is_invalid = |e: &Error| matches!(e, Error::Invalid(_));
+    let is_invalid = |e: &Error| matches!(e, Error::OutOfRange { .. });
     expect_err(
-        "ArrangementSweep::run(.., 0)",
-        || ArrangementSweep::run(&keys, &letters("ABC"), &letters("ABCD"), 150, 0),
+        "ArrangementSweep::measure(.., 0)",
+        || ArrangementSweep::measure(&keys, &letters("ABC"), &letters("ABCD"), 150, 0),
         is_invalid,
         "at least 1",
     );
     expect_err(
-        "ArrangementSweep::with_salts(.., [])",
-        || ArrangementSweep::with_salts(&keys, &letters("ABC"), &letters("ABCD"), 150, vec![]),
+        "ArrangementSweep::measure_salted(.., [])",
+        || ArrangementSweep::measure_salted(&keys, &letters("ABC"), &letters("ABCD"), 150, vec![]),
         is_invalid,
         "at least 1",
     );
     expect_err(
-        "VnodeSweep::run(.., 0)",
-        || VnodeSweep::run(&keys, &letters("ABC"), &letters("ABCD"), &[1, 150], 0),
+        "VnodeSweep::measure(.., 0)",
+        || VnodeSweep::measure(&keys, &letters("ABC"), &letters("ABCD"), &[1, 150], 0),
         is_invalid,
         "at least 1",
     );
     expect_err(
         "ArrangementSweep no old nodes",
-        || ArrangementSweep::run(&keys, &[], &letters("ABCD"), 150, 3),
+        || ArrangementSweep::measure(&keys, &[], &letters("ABCD"), 150, 3),
         |e| *e == Error::NoNodes,
         "at least 1 node",
     );
@@ -306,7 +306,7 @@ fn arrangement_sweep_with_no_arrangements() {
 
 #[test]
 fn other_invalid_parameters() {
-    let is_invalid = |e: &Error| matches!(e, Error::Invalid(_));
+    let is_invalid = |e: &Error| matches!(e, Error::OutOfRange { .. });
     expect_err(
         "split(0)",
         || FixedShards::new(2).and_then(|f| f.with_shards(10)).unwrap().split(0),
@@ -319,8 +319,9 @@ fn other_invalid_parameters() {
         |e| *e == Error::NodeOutOfRange { index: 2, nodes: 2 },
         "use indices below 2",
     );
-    expect_err("hash width 64", || "64".parse::<HashWidth>(), is_invalid, "use 32 or 128");
-    expect_err("document 007", || reshard::tutor::reproduce::document("007"), is_invalid, "use 000, 002 or 004");
+    let unknown = |e: &Error| matches!(e, Error::UnknownName { .. });
+    expect_err("hash width 64", || "64".parse::<HashWidth>(), unknown, "use 32 or 128");
+    expect_err("document 007", || reshard::tutor::reproduce::document("007"), unknown, "use 000, 002 or 004");
     expect_err(
         "Movement over 5,001 nodes",
         || Modulo::new(5000),
@@ -372,8 +373,8 @@ fn no_panics_from_arguments() {
         "check the spelling",
     );
     let py = || reshard::PyRandom::new(42);
-    expect_err("getrandbits(65)", || py().getrandbits(65), |e| matches!(e, Error::Invalid(_)), "k ≤ 64");
-    expect_err("randbelow(0)", || py().randbelow(0), |e| matches!(e, Error::Invalid(_)), "n ≥ 1");
+    expect_err("getrandbits(65)", || py().getrandbits(65), |e| matches!(e, Error::OutOfRange { .. }), "0 to 64");
+    expect_err("randbelow(0)", || py().randbelow(0), |e| matches!(e, Error::OutOfRange { .. }), "n ≥ 1");
     assert_eq!(reshard::present::fixed(12.97, 1), "13.0");
 }
 

@@ -68,7 +68,7 @@ fn workload_refuses_bad_parameters() {
     assert!(matches!(Workload::zipf(10, -1.0, 10, 1), Err(Error::BadNumber { .. })));
     assert!(matches!(Workload::zipf(10, f64::NAN, 10, 1), Err(Error::BadNumber { .. })));
     assert!(matches!(Workload::zipf(0, 1.0, 10, 1), Err(Error::NoKeys)));
-    assert!(matches!(Workload::zipf(10, 1.0, 0, 1), Err(Error::Invalid(_))));
+    assert!(matches!(Workload::zipf(10, 1.0, 0, 1), Err(Error::OutOfRange { what: "requests", .. })));
     assert!(matches!(Workload::zipf(10, 1.0, 1 << 40, 1), Err(Error::TooLarge { .. })));
     assert!(matches!(Workload::zipf(100_000_000, 1.0, 10, 1), Err(Error::TooLarge { .. })));
 }
@@ -90,8 +90,8 @@ fn replica_sets_are_distinct_and_start_with_the_owner() {
                 assert_eq!(distinct.len(), rf, "{}: key {i}: {set:?}", p.label());
             }
         }
-        assert!(matches!(replica_sets(&p, &keys, 0), Err(Error::Invalid(_))));
-        assert!(matches!(replica_sets(&p, &keys, 11), Err(Error::Invalid(_))));
+        assert!(matches!(replica_sets(&p, &keys, 0), Err(Error::OutOfRange { what: "replication factor", .. })));
+        assert!(matches!(replica_sets(&p, &keys, 11), Err(Error::OutOfRange { what: "replication factor", .. })));
     }
 }
 
@@ -165,7 +165,7 @@ fn copy_movement_matches_a_brute_force_count() {
         Replicated::Ring(Ring::new(10).unwrap().with_vnodes(vnodes).unwrap()),
         Replicated::Rendezvous(Rendezvous::new(10).unwrap()),
     ];
-    let m = CopyMovement::run(&keys, &lineup, 3, "10").unwrap();
+    let m = CopyMovement::measure(&keys, &lineup, 3, "10").unwrap();
     let (mut ring, mut hrw, mut ring_new, mut ring_owners) = (0, 0, 0, 0);
     for i in 0..n_keys {
         let key = format!("key{i}");
@@ -225,16 +225,19 @@ fn hot_entry_points_refuse_bad_parameters() {
     let hrw = Rendezvous::new(10).unwrap();
     let lineup = Replicated::lineup(10, 10).unwrap();
     assert!(matches!(RequestLoad::measure(&keys, &other, &hrw), Err(Error::LengthMismatch { .. })));
-    assert!(matches!(HotKeySplit::run(&keys, &w, &hrw, 1, &[0], 0.1), Err(Error::Invalid(_))));
-    assert!(matches!(HotKeySplit::run(&keys, &w, &hrw, 1, &[2], 1.5), Err(Error::Invalid(_))));
-    assert!(matches!(HotKeySplit::run(&keys, &w, &hrw, 0, &[2], 0.1), Err(Error::Invalid(_))));
-    assert!(matches!(CopyMovement::run(&keys, &lineup, 11, "10"), Err(Error::Invalid(_))));
-    assert!(matches!(CopyMovement::run(&keys, &lineup, 3, "9"), Err(Error::DuplicateNode(_))));
+    assert!(matches!(HotKeySplit::measure(&keys, &w, &hrw, 1, &[0], 0.1), Err(Error::OutOfRange { .. })));
+    assert!(matches!(HotKeySplit::measure(&keys, &w, &hrw, 1, &[2], 1.5), Err(Error::OutOfRange { .. })));
+    assert!(matches!(HotKeySplit::measure(&keys, &w, &hrw, 0, &[2], 0.1), Err(Error::OutOfRange { .. })));
+    assert!(matches!(CopyMovement::measure(&keys, &lineup, 11, "10"), Err(Error::OutOfRange { .. })));
+    assert!(matches!(CopyMovement::measure(&keys, &lineup, 3, "9"), Err(Error::DuplicateNode(_))));
     assert!(matches!(NodeFailure::measure(&keys, &w, &hrw, "x"), Err(Error::UnknownNode(_))));
-    assert!(matches!(FailureSweep::run(&keys, &w, 10, "3", &[1], 0), Err(Error::Invalid(_))));
-    assert!(matches!(FailureSweep::run(&keys, &w, 10, "3", &[1; 1000], 5000), Err(Error::TooLarge { .. })));
     assert!(matches!(
-        RequestBounds::run(&keys, &w, 10, 10, &[0.0], "10"),
+        FailureSweep::measure(&keys, &w, 10, "3", &[1], 0),
+        Err(Error::OutOfRange { what: "arrangements", .. })
+    ));
+    assert!(matches!(FailureSweep::measure(&keys, &w, 10, "3", &[1; 1000], 5000), Err(Error::TooLarge { .. })));
+    assert!(matches!(
+        RequestBounds::measure(&keys, &w, 10, 10, &[0.0], "10"),
         Err(Error::BadNumber { what: "epsilon", .. })
     ));
 }

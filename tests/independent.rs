@@ -709,7 +709,7 @@ fn fixed_shards_remove_node_moves_only_its_shards_from_uneven_tables() {
     assert_eq!(fs.shard_counts(), [50, 150, 100, 100, 100, 100, 100, 100, 100, 100]);
     let after = fs.clone().with_seed(42).remove_node("2").unwrap();
     let moved_shards = fs.moved_shards(&after);
-    let of_node_2 = fs.shards_of(2);
+    let of_node_2 = fs.shards_of("2").unwrap();
     assert_eq!(moved_shards, of_node_2, "only node 2's shards should move");
     let m = Movement::measure(&keys, &fs, &after).unwrap();
     assert_eq!(m.between_kept(), 0);

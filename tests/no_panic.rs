@@ -174,8 +174,9 @@ proptest! {
             if let Ok(s) = Slots::from_table(names.clone(), table.clone()) {
                 let _ = s.reshard(&to, take);
                 let _ = s.reshard_from(&from, &to, take);
-                let _ = s.with_node(&to);
-                let _ = s.without_node(&from);
+                let _ = s.add_node(&to);
+                let _ = s.remove_node(&from);
+                let _ = s.rebalance_joining(std::slice::from_ref(&to), true);
                 let _ = s.drain(&from, std::slice::from_ref(&to));
                 let _ = s.rebalance(true);
             }
@@ -188,7 +189,9 @@ proptest! {
 
     #[test]
     fn slots_rebalance(n in 1usize..5, w in float32(), t in float32(), empty in any::<bool>()) {
-        let s = Slots::new(n).unwrap().with_node("new").unwrap();
+        let base = Slots::new(n).unwrap();
+        let names = base.nodes().iter().cloned().chain(["new".to_string()]);
+        let s = Slots::from_table(names, base.table().to_vec()).unwrap(); // "new" has no slots
         let weights = vec![w; n + 1];
         no_panic("Slots::rebalance_with", || s.rebalance_with(&weights, empty, t))?;
         let mut mixed = vec![1.0; n + 1];
@@ -211,30 +214,30 @@ proptest! {
             Movement::measure(&k, &Modulo::new(small(from).max(1)).unwrap(), &Modulo::new(small(to).max(1)).unwrap())
         })?;
         no_panic("LoadReport::measure", || LoadReport::measure(&k, &Rendezvous::new(small(from).max(1)).unwrap()))?;
-        no_panic("Comparison::run_timed", || Comparison::run_timed(&k, small(from).min(12), small(to).min(12), 0))?;
+        no_panic("Comparison::measure_timed", || Comparison::measure_timed(&k, small(from).min(12), small(to).min(12), 0))?;
         no_panic("resized", || resized(&Ring::new(3).unwrap(), from, to))?;
-        no_panic("middle_removal", || middle_removal(&k, small(from), to))?;
-        no_panic("ModuloSweep::run", || ModuloSweep::run(&k, &[(small(from), small(to)), (from, to)]))?;
-        no_panic("ArrangementSweep::run", || {
-            ArrangementSweep::run(&k, &numbered(small(from)).unwrap_or_default(), &numbered(small(to)).unwrap_or_default(), small(rf), 2)
+        no_panic("MiddleRemoval::measure", || MiddleRemoval::measure(&k, small(from), to))?;
+        no_panic("ModuloSweep::measure", || ModuloSweep::measure(&k, &[(small(from), small(to)), (from, to)]))?;
+        no_panic("ArrangementSweep::measure", || {
+            ArrangementSweep::measure(&k, &numbered(small(from)).unwrap_or_default(), &numbered(small(to)).unwrap_or_default(), small(rf), 2)
         })?;
-        no_panic("VnodeSweep::run", || {
+        no_panic("VnodeSweep::measure", || {
             let (old, new) = (numbered(small(from)).unwrap_or_default(), numbered(small(to)).unwrap_or_default());
-            VnodeSweep::run(&k, &old, &new, &points, 2)
+            VnodeSweep::measure(&k, &old, &new, &points, 2)
         })?;
-        no_panic("ArrangementSweep::run (huge count)", || {
-            ArrangementSweep::run(&k, &numbered(3).unwrap(), &numbered(4).unwrap(), 1, from)
+        no_panic("ArrangementSweep::measure (huge count)", || {
+            ArrangementSweep::measure(&k, &numbered(3).unwrap(), &numbered(4).unwrap(), 1, from)
         })?;
-        no_panic("ring_spread", || ring_spread(&k, small(from), &points, 2))?;
-        no_panic("LoadSpread::jump", || LoadSpread::jump(&k, from))?;
+        no_panic("LoadSpread::measure", || LoadSpread::measure(&k, small(from), &points, 2))?;
+        no_panic("LoadSpread::measure_jump", || LoadSpread::measure_jump(&k, from))?;
         no_panic("ring_share_sd", || ring_share_sd(from, to, rf))?;
-        no_panic("BoundedLoads::run", || BoundedLoads::run(&k, small(from), small(to), &points, &[eps, 0.25]))?;
+        no_panic("BoundedLoads::measure", || BoundedLoads::measure(&k, small(from), small(to), &points, &[eps, 0.25]))?;
         no_panic("WeightedShares::measure", || {
             WeightedShares::measure(&k, &[from as u32, to as u32, u32::MAX, 0])
         })?;
-        no_panic("CopyMovement::run", || {
+        no_panic("CopyMovement::measure", || {
             let lineup = Replicated::lineup(small(from).max(1), small(to).max(1)).unwrap_or_default();
-            CopyMovement::run(&k, &lineup, rf, &name)
+            CopyMovement::measure(&k, &lineup, rf, &name)
         })?;
         no_panic("replica_sets", || replica_sets(&Ring::new(small(from).max(1)).unwrap(), &k, rf))?;
         no_panic("Bounded::assign_weighted", || {
@@ -468,7 +471,7 @@ fn long_salts_are_refused_before_hashing() {
     assert!(matches!(ring.with_salt("s".repeat(1 << 20)), Err(Error::TooLarge { .. })));
     let keys = KeySet::plain(10).hashed(HashWidth::Bits32).unwrap();
     let (old, new) = (numbered(100).unwrap(), numbered(101).unwrap());
-    let sweep = ArrangementSweep::with_salts(&keys, &old, &new, 1000, vec!["s".repeat(1 << 20); 3]);
+    let sweep = ArrangementSweep::measure_salted(&keys, &old, &new, 1000, vec!["s".repeat(1 << 20); 3]);
     assert!(matches!(sweep, Err(Error::TooLarge { .. })));
     assert!(start.elapsed().as_secs() < 5);
 }

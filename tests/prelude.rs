@@ -4,7 +4,8 @@
 //! `use reshard::prelude::*;` → `use reshard::notebook::*;`).
 
 // Every name notebooks/*.ipynb took from the old prelude (commit 8b68c44),
-// plus the traits whose methods they call.
+// plus the traits whose methods they call (`middle_removal` and `ring_spread`
+// became `MiddleRemoval::measure` and `LoadSpread::measure`: one verb).
 #[cfg(feature = "charts")]
 #[allow(unused_imports)]
 use reshard::notebook::{charts, failure_chart, load_chart, Figure, Series, Style};
@@ -12,13 +13,13 @@ use reshard::notebook::{charts, failure_chart, load_chart, Figure, Series, Style
 use reshard::notebook::{crc16, fixed, guava_consistent_hash};
 #[allow(unused_imports)]
 use reshard::notebook::{
-    jump, jump_hash, ketama_hash, key_slot, keys_changing_shard, letters, md5_u128, middle_removal, modulo_rule,
-    numbered, pct, prefixed, resized, ring_share_sd, ring_spread, shards, show, slots, thousands, ArrangementSweep,
-    Bounded, BoundedLoads, Check, Checks, CompareSettings, Comparison, CopyMovement, Error, FailureSweep, FixedShards,
-    Guess, HashWidth, HashedKeys, HotKeySplit, Jump, Ketama, Key, KeySet, LoadReport, LoadSpread, LoadUnderSkew,
-    Locate, Maglev, MiddleRemoval, Modulo, ModuloSweep, Movement, NginxHash, NodeFailure, Params, Placement, PyRandom,
-    Quiz, Rendezvous, Replicas, Replicated, RequestBounds, RequestLoad, Ring, Scheme, Show, Shown, Slots, Table,
-    TwemDistribution, TwemHash, Twemproxy, UnstableShards, VnodeSweep, WeightedShares, Workload,
+    jump, jump_hash, ketama_hash, key_slot, keys_changing_shard, letters, md5_u128, modulo_rule, numbered, pct,
+    prefixed, resized, ring_share_sd, shards, show, slots, thousands, ArrangementSweep, Bounded, BoundedLoads, Check,
+    Checks, CompareSettings, Comparison, CopyMovement, Error, FailureSweep, FixedShards, Guess, HashWidth, HashedKeys,
+    HotKeySplit, Jump, Ketama, Key, KeySet, LoadReport, LoadSpread, LoadUnderSkew, Locate, Maglev, MiddleRemoval,
+    Modulo, ModuloSweep, Movement, NginxHash, NodeFailure, Params, Placement, PyRandom, Quiz, Rendezvous, Replicas,
+    Replicated, RequestBounds, RequestLoad, Ring, Scheme, Show, Shown, Slots, Table, TwemDistribution, TwemHash,
+    Twemproxy, UnstableShards, VnodeSweep, WeightedShares, Workload,
 };
 
 /// The names one `pub use` block of `src/lib.rs` brings in.

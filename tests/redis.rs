@@ -82,7 +82,7 @@ fn grow_and_shrink_exactly_as_predicted() {
     let after = cluster.snapshot().unwrap();
     let names = cluster.names();
     assert_eq!(after.slots(), &plan.after().ordered_as(names.clone()).unwrap());
-    assert_eq!(plan.before().without_node("D").unwrap().ordered_as(["A", "B", "C"]).unwrap(), *before.slots());
+    assert_eq!(plan.before().remove_node("D").unwrap().ordered_as(["A", "B", "C"]).unwrap(), *before.slots());
     check(&hashed, &before, &after, plan.after(), &names);
     let sample = cluster.sample(&keys, 97, after.slots()).unwrap();
     assert_eq!(sample.len(), 20_000usize.div_ceil(97));

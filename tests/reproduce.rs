@@ -84,7 +84,7 @@ fn documents_are_000_002_004_with_titles() {
 #[test]
 fn unknown_document_is_an_error_naming_the_choices() {
     let err = reproduce::document("001").unwrap_err();
-    assert!(matches!(err, Error::Invalid(_)), "{err:?}");
+    assert!(matches!(err, Error::UnknownName { what: "document", .. }), "{err:?}");
     assert!(err.to_string().contains("000, 002 or 004"), "{err}");
 }
 

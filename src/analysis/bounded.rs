@@ -1,7 +1,7 @@
 //! Bounded loads beside the plain ring: what a cap on the busiest node buys,
 //! and what it costs in keys moved.
 //!
-//! [`BoundedLoads::run`] grows a cluster from `from` to `to` nodes once with
+//! [`BoundedLoads::measure`] grows a cluster from `from` to `to` nodes once with
 //! the plain ring and once with a bounded-loads ring ([`Bounded`]) for each
 //! ε, for each number of points per node. Each row keeps the cap
 //! ⌈(1 + ε)·m/n⌉ after the growth, the busiest node, the keys moved and the
@@ -11,7 +11,7 @@
 //! use reshard::analysis::BoundedLoads;
 //! use reshard::prelude::*;
 //! let keys = KeySet::plain(10_000).hashed(HashWidth::Bits128)?;
-//! let b = BoundedLoads::run(&keys, 10, 11, &[1], &[0.05])?;
+//! let b = BoundedLoads::measure(&keys, 10, 11, &[1], &[0.05])?;
 //! let (plain, tight) = (b.row(1, None).unwrap(), b.row(1, Some(0.05)).unwrap());
 //! assert_eq!(tight.cap, Some(955)); // ⌈1.05 · 10,000 / 11⌉
 //! assert!(tight.busiest <= 955 && plain.busiest > 955);
@@ -70,7 +70,7 @@ impl BoundedLoads {
     ///
     /// Fails like [`Ring::new`], [`Ring::with_vnodes`] and
     /// [`Bounded::with_epsilon`] do (0 nodes, 0 points per node, ε ≤ 0).
-    pub fn run(keys: &HashedKeys, from: usize, to: usize, points: &[usize], epsilons: &[f64]) -> Result<Self> {
+    pub fn measure(keys: &HashedKeys, from: usize, to: usize, points: &[usize], epsilons: &[f64]) -> Result<Self> {
         let mut rows = Vec::new();
         for &v in points {
             let ring = Ring::new(from)?.with_vnodes(v)?;
@@ -145,7 +145,7 @@ mod tests {
     #[test]
     fn each_row_is_what_the_schemes_give_by_hand() {
         let keys = KeySet::plain(5_000).hashed(HashWidth::Bits128).unwrap();
-        let b = BoundedLoads::run(&keys, 4, 5, &[1, 20], &[0.1, 0.5]).unwrap();
+        let b = BoundedLoads::measure(&keys, 4, 5, &[1, 20], &[0.1, 0.5]).unwrap();
         assert_eq!(b.rows().len(), 6);
         for r in b.rows() {
             let (moved, busiest) = match r.epsilon {
@@ -166,8 +166,8 @@ mod tests {
     #[test]
     fn bad_input_is_an_error() {
         let keys = KeySet::plain(100).hashed(HashWidth::Bits128).unwrap();
-        assert!(BoundedLoads::run(&keys, 0, 1, &[1], &[0.1]).is_err());
-        assert!(BoundedLoads::run(&keys, 3, 4, &[0], &[0.1]).is_err());
-        assert!(BoundedLoads::run(&keys, 3, 4, &[1], &[0.0]).is_err());
+        assert!(BoundedLoads::measure(&keys, 0, 1, &[1], &[0.1]).is_err());
+        assert!(BoundedLoads::measure(&keys, 3, 4, &[0], &[0.1]).is_err());
+        assert!(BoundedLoads::measure(&keys, 3, 4, &[1], &[0.0]).is_err());
     }
 }

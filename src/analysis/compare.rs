@@ -1,6 +1,6 @@
 //! One workload, every scheme, side by side.
 //!
-//! [`Comparison::run`] grows (or shrinks) a cluster from `from` to `to`
+//! [`Comparison::measure`] grows (or shrinks) a cluster from `from` to `to`
 //! nodes under every placement scheme of this crate and measures, over the
 //! same hashed keys:
 //!
@@ -42,7 +42,7 @@
 //! ```
 //! use reshard::{Comparison, HashWidth, KeySet, Scheme};
 //! let keys = KeySet::plain(5_000).hashed(HashWidth::Bits128)?;
-//! let c = Comparison::run(&keys, 10, 11)?;
+//! let c = Comparison::measure(&keys, 10, 11)?;
 //! assert_eq!(c.rows().len(), Scheme::ALL.len());
 //! let modulo = c.row(Scheme::Modulo).unwrap();
 //! let jump = c.row(Scheme::Jump).unwrap();
@@ -72,7 +72,7 @@ pub const SHARDS: usize = 1000;
 pub const SHARD_SEED: u64 = 42;
 /// Bounded loads: each node holds at most `⌈(1 + ε) · m / n⌉` keys.
 pub const EPSILON: f64 = 0.25;
-/// How many keys (the first ones) [`Comparison::run`] times lookups over.
+/// How many keys (the first ones) [`Comparison::measure`] times lookups over.
 pub const TIMING_SAMPLE: usize = 100_000;
 
 /// The free parameters of a [`Comparison`]; [`Default`] gives the
@@ -84,7 +84,7 @@ pub const TIMING_SAMPLE: usize = 100_000;
 /// use reshard::{HashWidth, KeySet};
 /// let keys = KeySet::plain(5_000).hashed(HashWidth::Bits128)?;
 /// let s = CompareSettings { vnodes: 40, epsilon: 0.1, maglev_m: 10_007, timed_keys: 0, ..Default::default() };
-/// let c = Comparison::run_with(&keys, 10, 11, &s)?;
+/// let c = Comparison::measure_with(&keys, 10, 11, &s)?;
 /// assert_eq!(c.row(Scheme::Ring).unwrap().name, "ring (40 points/node)");
 /// assert_eq!(c.row(Scheme::Maglev).unwrap().name, "Maglev (M = 10007)");
 /// # Ok::<(), reshard::Error>(())
@@ -340,19 +340,19 @@ impl Comparison {
     /// Fails (with the constructors' errors) on 0 nodes, more nodes than
     /// some scheme takes (e.g. more than 1000 for the fixed shards), or a
     /// change too large for a movement matrix.
-    pub fn run(keys: &HashedKeys, from: usize, to: usize) -> Result<Comparison> {
-        Comparison::run_timed(keys, from, to, TIMING_SAMPLE)
+    pub fn measure(keys: &HashedKeys, from: usize, to: usize) -> Result<Comparison> {
+        Comparison::measure_timed(keys, from, to, TIMING_SAMPLE)
     }
 
     /// The same, timing lookups over the first `timed_keys` keys (0: no
     /// timing, every lookup time is 0).
-    pub fn run_timed(keys: &HashedKeys, from: usize, to: usize, timed_keys: usize) -> Result<Comparison> {
-        Comparison::run_with(keys, from, to, &CompareSettings { timed_keys, ..Default::default() })
+    pub fn measure_timed(keys: &HashedKeys, from: usize, to: usize, timed_keys: usize) -> Result<Comparison> {
+        Comparison::measure_with(keys, from, to, &CompareSettings { timed_keys, ..Default::default() })
     }
 
     /// Every scheme with the given settings (points per node, shards and
     /// seed, ε, Maglev's M, how many lookups to time).
-    pub fn run_with(keys: &HashedKeys, from: usize, to: usize, settings: &CompareSettings) -> Result<Comparison> {
+    pub fn measure_with(keys: &HashedKeys, from: usize, to: usize, settings: &CompareSettings) -> Result<Comparison> {
         let set = settings;
         // Every scheme built before any keys are placed, so bad input fails at once.
         let modulo = Modulo::new(from)?;

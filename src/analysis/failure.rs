@@ -151,7 +151,7 @@ pub struct FailureSweep {
 impl FailureSweep {
     /// `n` nodes; node `failed` fails; for each count in `vnode_counts`,
     /// `arrangements` rings.
-    pub fn run(
+    pub fn measure(
         keys: &HashedKeys,
         workload: &Workload,
         n: usize,
@@ -161,7 +161,7 @@ impl FailureSweep {
     ) -> Result<FailureSweep> {
         check_workload(keys, workload)?;
         if arrangements == 0 {
-            return Err(Error::Invalid("0 arrangements: use at least 1".into()));
+            return Err(Error::OutOfRange { what: "arrangements", given: "0".into(), allowed: "at least 1".into() });
         }
         limits::check_hint(
             "key placements (keys × 2 × point counts × arrangements)",

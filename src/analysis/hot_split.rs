@@ -6,7 +6,7 @@
 //! use reshard::prelude::*;
 //! let keys = KeySet::plain(2_000).hashed(HashWidth::Bits128)?;
 //! let hot = Workload::zipf(keys.len(), 1.1, 20_000, 1)?;
-//! let split = HotKeySplit::run(&keys, &hot, &Rendezvous::new(4)?, 1, &[1, 4], 0.5)?;
+//! let split = HotKeySplit::measure(&keys, &hot, &Rendezvous::new(4)?, 1, &[1, 4], 0.5)?;
 //! assert_eq!(split.rows().len(), 2);
 //! # Ok::<(), reshard::Error>(())
 //! ```
@@ -64,7 +64,7 @@ impl HotKeySplit {
     /// `placement`. A share `read_share` of their requests are reads (each
     /// asks every node that holds a sub-key of its key once), the rest
     /// writes (each goes to one sub-key). One way is the keys unsplit.
-    pub fn run<P: Locate + ?Sized>(
+    pub fn measure<P: Locate + ?Sized>(
         keys: &HashedKeys,
         workload: &Workload,
         placement: &P,
@@ -74,13 +74,25 @@ impl HotKeySplit {
     ) -> Result<HotKeySplit> {
         check_workload(keys, workload)?;
         if !(0.0..=1.0).contains(&read_share) {
-            return Err(Error::Invalid(format!("read share {read_share} is not between 0 and 1: use e.g. 0.5")));
+            return Err(Error::OutOfRange {
+                what: "read share",
+                given: read_share.to_string(),
+                allowed: "a number between 0 and 1, e.g. 0.5".into(),
+            });
         }
         if hot == 0 || hot > keys.len() {
-            return Err(Error::Invalid(format!("{hot} hot keys to split: use 1 to {} (the key count)", keys.len())));
+            return Err(Error::OutOfRange {
+                what: "hot keys to split",
+                given: hot.to_string(),
+                allowed: format!("1 to {} (the key count)", keys.len()),
+            });
         }
         if let Some(&bad) = ways.iter().find(|&&k| k == 0 || k > MAX_SPLIT) {
-            return Err(Error::Invalid(format!("{bad} sub-keys: split into 1 to {MAX_SPLIT} (1 is unsplit)")));
+            return Err(Error::OutOfRange {
+                what: "sub-keys per hot key",
+                given: bad.to_string(),
+                allowed: format!("1 to {MAX_SPLIT} (1 is unsplit)"),
+            });
         }
         limits::check_hint(
             "sub-key lookups (hot keys × sum of ways)",

@@ -71,7 +71,7 @@ impl MemoryEstimate for Rendezvous {
 
 impl MemoryEstimate for FixedShards {
     fn memory_bytes(&self, _: HashWidth) -> u64 {
-        self.shard_count() as u64 * 4
+        self.table().len() as u64 * 4
     }
 }
 
@@ -83,7 +83,7 @@ impl MemoryEstimate for Slots {
 
 impl MemoryEstimate for Maglev {
     fn memory_bytes(&self, _: HashWidth) -> u64 {
-        self.table_size() as u64 * 4 + self.nodes().len() as u64 * 8
+        self.table().len() as u64 * 4 + self.nodes().len() as u64 * 8
     }
 }
 

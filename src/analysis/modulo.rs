@@ -56,7 +56,7 @@ pub fn modulo_period(old: usize, new: usize) -> Result<u128> {
         return Err(Error::NoNodes);
     }
     lcm(old as u128, new as u128)
-        .ok_or_else(|| Error::Invalid(format!("lcm({old}, {new}) is over 2^128: use smaller node counts")))
+        .ok_or(Error::Overflow { what: "lcm(old, new), over 2^128,", hint: "use smaller node counts" })
 }
 
 /// Greatest common divisor (`gcd(0, b) = b`).

@@ -1,6 +1,6 @@
 //! Removing a node from the middle.
 //!
-//! [`middle_removal`] removes node `"{remove}"` of `0 … n−1` under the
+//! [`MiddleRemoval::measure`] removes node `"{remove}"` of `0 … n−1` under the
 //! schemes that have named nodes (ring, rendezvous, Maglev, fixed shards,
 //! slots, ketama): only the removed node's keys need to move. Jump hash and
 //! `hash % N` number their nodes `0 … n−1` and can only lose the last one;
@@ -11,10 +11,10 @@
 //! removed instead.
 //!
 //! ```
-//! use reshard::analysis::middle_removal;
+//! use reshard::analysis::MiddleRemoval;
 //! use reshard::{HashWidth, KeySet};
 //! let keys = KeySet::plain(10_000).hashed(HashWidth::Bits128)?;
-//! let r = middle_removal(&keys, 10, 4)?;
+//! let r = MiddleRemoval::measure(&keys, 10, 4)?;
 //! let ring = r.rows().iter().find(|x| x.label.starts_with("ring")).unwrap();
 //! assert_eq!(ring.between_kept, 0);
 //! let renumbered = r.rows().iter().find(|x| x.label.starts_with("jump, node 4")).unwrap();
@@ -50,7 +50,7 @@ pub struct RemovalRow {
     pub over_ideal: f64,
 }
 
-/// Removing one node from the middle of `0 … n−1`: see [`middle_removal`].
+/// Removing one node from the middle of `0 … n−1`: see [`MiddleRemoval::measure`].
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct MiddleRemoval {
@@ -60,17 +60,13 @@ pub struct MiddleRemoval {
     pub(crate) rows: Vec<RemovalRow>,
 }
 
-/// Remove node `"{remove}"` of `n` nodes `"0"` … `"{n-1}"` under the ring
-/// (150 points), rendezvous, Maglev, fixed shards (1000, seed 42), slots and
-/// ketama, and under jump hash and `hash % N` both by renumbering the nodes
-/// after it and by removing the last node instead: see the
-/// [module docs](self#removing-a-node-from-the-middle).
-///
-/// Fails when `n < 2`, `remove ≥ n`, or `n` is more than a scheme takes
-/// (1000 for the fixed shards).
-pub fn middle_removal(keys: &HashedKeys, n: usize, remove: usize) -> Result<MiddleRemoval> {
+fn middle_removal(keys: &HashedKeys, n: usize, remove: usize) -> Result<MiddleRemoval> {
     if n < 2 {
-        return Err(Error::Invalid(format!("{n} node(s): removing one needs at least 2 nodes (use n of 2 or more)")));
+        return Err(Error::OutOfRange {
+            what: "node count",
+            given: n.to_string(),
+            allowed: "2 or more: removing one needs at least 2 nodes".into(),
+        });
     }
     if remove >= n {
         return Err(Error::UnknownNode(remove.to_string()));
@@ -139,6 +135,20 @@ pub fn middle_removal(keys: &HashedKeys, n: usize, remove: usize) -> Result<Midd
         Movement::measure(keys, &modulo, &modulo.remove_node(&last)?)?,
     );
     Ok(MiddleRemoval { nodes: n, removed: name, keys: keys.len() as u64, rows })
+}
+
+impl MiddleRemoval {
+    /// Remove node `"{remove}"` of `n` nodes `"0"` … `"{n-1}"` under the ring
+    /// (150 points), rendezvous, Maglev, fixed shards (1000, seed 42), slots and
+    /// ketama, and under jump hash and `hash % N` both by renumbering the nodes
+    /// after it and by removing the last node instead: see the
+    /// [module docs](self#removing-a-node-from-the-middle).
+    ///
+    /// Fails when `n < 2`, `remove ≥ n`, or `n` is more than a scheme takes
+    /// (1000 for the fixed shards).
+    pub fn measure(keys: &HashedKeys, n: usize, remove: usize) -> Result<MiddleRemoval> {
+        middle_removal(keys, n, remove)
+    }
 }
 
 impl MiddleRemoval {

@@ -12,7 +12,7 @@
 //! use reshard::prelude::*;
 //! let keys = KeySet::plain(20_000).hashed(HashWidth::Bits128)?;
 //! let lineup = Replicated::lineup(10, 150)?;
-//! let m = CopyMovement::run(&keys, &lineup, 3, "10")?;
+//! let m = CopyMovement::measure(&keys, &lineup, 3, "10")?;
 //! let hrw = &m.rows()[1];
 //! assert_eq!(hrw.scheme, "rendezvous");
 //! assert_eq!(hrw.to_old, 0); // rendezvous only ever makes copies on the new node
@@ -59,8 +59,12 @@ pub struct CopyMovement {
 impl CopyMovement {
     /// Each scheme before and after node `new_node` joins, `rf` copies per
     /// key.
-    pub fn run(keys: &HashedKeys, schemes: &[Replicated], rf: usize, new_node: &str) -> Result<CopyMovement> {
-        let first = schemes.first().ok_or_else(|| Error::Invalid("no schemes to compare: give at least one".into()))?;
+    pub fn measure(keys: &HashedKeys, schemes: &[Replicated], rf: usize, new_node: &str) -> Result<CopyMovement> {
+        let first = schemes.first().ok_or_else(|| Error::OutOfRange {
+            what: "schemes to compare (count)",
+            given: "0".into(),
+            allowed: "at least one".into(),
+        })?;
         limits::check_hint(
             "replica placements (keys × rf × 2 × schemes)",
             limits::product(keys.len(), rf).saturating_mul(2 * schemes.len() as u128),
@@ -70,7 +74,7 @@ impl CopyMovement {
         let mut rows = Vec::with_capacity(schemes.len());
         for p in schemes {
             let after = p.add_node(new_node)?;
-            let mut row = CopyMovement::measure(keys, p, &after, rf)?;
+            let mut row = CopyRow::measure(keys, p, &after, rf)?;
             row.scheme = p.label();
             rows.push(row);
         }
@@ -82,7 +86,9 @@ impl CopyMovement {
             rows,
         })
     }
+}
 
+impl CopyRow {
     /// Copy movement between any two placements of one scheme (nodes are
     /// compared by name). The row's `scheme` is empty.
     pub fn measure<P: Replicas>(keys: &HashedKeys, before: &P, after: &P, rf: usize) -> Result<CopyRow> {
@@ -124,7 +130,9 @@ impl CopyMovement {
         }
         Ok(row)
     }
+}
 
+impl CopyMovement {
     /// One row per scheme.
     pub fn rows(&self) -> &[CopyRow] {
         &self.rows

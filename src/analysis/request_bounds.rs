@@ -6,7 +6,7 @@
 //! use reshard::prelude::*;
 //! let keys = KeySet::plain(2_000).hashed(HashWidth::Bits128)?;
 //! let hot = Workload::zipf(keys.len(), 1.1, 20_000, 1)?;
-//! let b = RequestBounds::run(&keys, &hot, 4, 20, &[0.25], "4")?;
+//! let b = RequestBounds::measure(&keys, &hot, 4, 20, &[0.25], "4")?;
 //! assert_eq!(b.rows().len(), 2); // the plain ring, then ε = 0.25
 //! # Ok::<(), reshard::Error>(())
 //! ```
@@ -53,7 +53,7 @@ impl RequestBounds {
     /// `n` nodes on a ring with `vnodes` points each; the plain ring, then
     /// [`Bounded::assign_weighted`] for each ε; before and after node
     /// `new_node` joins.
-    pub fn run(
+    pub fn measure(
         keys: &HashedKeys,
         workload: &Workload,
         n: usize,

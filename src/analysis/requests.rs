@@ -145,7 +145,7 @@ pub struct LoadUnderSkew {
 
 impl LoadUnderSkew {
     /// Place the keys once per scheme, then add up each workload's requests.
-    pub fn run(keys: &HashedKeys, schemes: &[Replicated], workloads: &[Workload]) -> Result<LoadUnderSkew> {
+    pub fn measure(keys: &HashedKeys, schemes: &[Replicated], workloads: &[Workload]) -> Result<LoadUnderSkew> {
         for w in workloads {
             check_workload(keys, w)?;
         }

@@ -10,16 +10,16 @@
 //! gaps and its relative variance is exactly `(N − 1)/(kN + 1)`, which is
 //! within 0.3% of the paper's three values for `N = 1000`.
 //!
-//! [`LoadSpread::ring`] measures it on salted rings (salts `"0:"`, `"1:"`,
+//! [`LoadSpread::measure_ring`] measures it on salted rings (salts `"0:"`, `"1:"`,
 //! …): per ring, the relative standard deviation over the nodes of (a)
 //! each node's share of the circle ([`Ring::arc_shares`], the key space:
 //! what the paper's table measures) and (b) each node's count of the
 //! given keys, which adds the sampling noise of a finite key set,
 //! `(N − 1)/m` for `m` keys, to the variance. Over several arrangements
 //! the variances are averaged (the root mean square is reported).
-//! [`LoadSpread::jump`] measures jump hash's key counts, which only have
+//! [`LoadSpread::measure_jump`] measures jump hash's key counts, which only have
 //! that sampling noise: the binomial floor `√((N − 1)/m)`.
-//! [`ring_spread`] does both; its default setup, used by the tests, is
+//! [`LoadSpread::measure`] does both; its default setup, used by the tests, is
 //! `N = 1000` nodes, `k = 10, 100, 1000`, 2 arrangements and 1,000,000
 //! keys `key{i}`.
 //!
@@ -27,7 +27,7 @@
 //! use reshard::analysis::LoadSpread;
 //! use reshard::{HashWidth, KeySet};
 //! let keys = KeySet::plain(20_000).hashed(HashWidth::Bits128)?;
-//! let s = LoadSpread::ring(&keys, 200, &[10, 100], 1)?;
+//! let s = LoadSpread::measure_ring(&keys, 200, &[10, 100], 1)?;
 //! for r in s.rows() {
 //!     let k = r.points_per_node.unwrap() as f64;
 //!     assert!((r.key_space.unwrap() * k.sqrt() - 1.0).abs() < 0.15); // ≈ 1/√k
@@ -136,15 +136,24 @@ impl LoadSpread {
     ///
     /// Fails on 0 nodes, an empty `k_values`, a `k` of 0, 0 arrangements,
     /// or more than 50,000,000 points on one ring.
-    pub fn ring(keys: &HashedKeys, nodes: usize, k_values: &[usize], arrangements: usize) -> Result<LoadSpread> {
+    pub fn measure_ring(
+        keys: &HashedKeys,
+        nodes: usize,
+        k_values: &[usize],
+        arrangements: usize,
+    ) -> Result<LoadSpread> {
         if nodes == 0 {
             return Err(Error::NoNodes);
         }
         if k_values.is_empty() {
-            return Err(Error::Invalid("no points-per-node values: give at least one k (e.g. 10, 100, 1000)".into()));
+            return Err(Error::OutOfRange {
+                what: "points-per-node values (count)",
+                given: "0".into(),
+                allowed: "at least one k (e.g. 10, 100, 1000)".into(),
+            });
         }
         if arrangements == 0 {
-            return Err(Error::Invalid("no arrangements: use a count of at least 1".into()));
+            return Err(Error::OutOfRange { what: "arrangements", given: "0".into(), allowed: "at least 1".into() });
         }
         for &k in k_values {
             Ring::new(nodes)?.with_vnodes(k)?; // 0 points, too many points
@@ -203,7 +212,7 @@ impl LoadSpread {
 
     /// Jump hash with `nodes` buckets over `keys`: the spread of the key
     /// counts, beside the binomial floor `√((N − 1)/m)`. Fails on 0 nodes.
-    pub fn jump(keys: &HashedKeys, nodes: usize) -> Result<LoadSpread> {
+    pub fn measure_jump(keys: &HashedKeys, nodes: usize) -> Result<LoadSpread> {
         let jump = Jump::new(nodes)?;
         let load = LoadReport::measure(keys, &jump)?;
         Ok(LoadSpread {
@@ -244,18 +253,20 @@ impl LoadSpread {
     }
 }
 
-/// The jump paper's comparison: [`LoadSpread::ring`] for `k_values` and
-/// [`LoadSpread::jump`], over the same keys and node count.
-///
-/// ```
-/// use reshard::analysis::ring_spread;
-/// use reshard::{HashWidth, KeySet};
-/// let keys = KeySet::plain(20_000).hashed(HashWidth::Bits128)?;
-/// let s = ring_spread(&keys, 100, &[10], 1)?;
-/// let jump = s.jump_row().unwrap();
-/// assert!((jump.key_counts / jump.key_counts_predicted - 1.0).abs() < 0.2);
-/// # Ok::<(), reshard::Error>(())
-/// ```
-pub fn ring_spread(keys: &HashedKeys, nodes: usize, k_values: &[usize], arrangements: usize) -> Result<LoadSpread> {
-    Ok(LoadSpread::ring(keys, nodes, k_values, arrangements)?.and(LoadSpread::jump(keys, nodes)?))
+impl LoadSpread {
+    /// The jump paper's comparison: [`LoadSpread::measure_ring`] for `k_values` and
+    /// [`LoadSpread::measure_jump`], over the same keys and node count.
+    ///
+    /// ```
+    /// use reshard::analysis::LoadSpread;
+    /// use reshard::{HashWidth, KeySet};
+    /// let keys = KeySet::plain(20_000).hashed(HashWidth::Bits128)?;
+    /// let s = LoadSpread::measure(&keys, 100, &[10], 1)?;
+    /// let jump = s.jump_row().unwrap();
+    /// assert!((jump.key_counts / jump.key_counts_predicted - 1.0).abs() < 0.2);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn measure(keys: &HashedKeys, nodes: usize, k_values: &[usize], arrangements: usize) -> Result<LoadSpread> {
+        Ok(LoadSpread::measure_ring(keys, nodes, k_values, arrangements)?.and(LoadSpread::measure_jump(keys, nodes)?))
+    }
 }

@@ -10,7 +10,7 @@
 //! ```
 //! use reshard::{letters, ArrangementSweep, HashWidth, KeySet};
 //! let keys = KeySet::users(100_000).hashed(HashWidth::Bits32)?;
-//! let s = ArrangementSweep::run(&keys, &letters("ABC"), &letters("ABCD"), 150, 30)?;
+//! let s = ArrangementSweep::measure(&keys, &letters("ABC"), &letters("ABCD"), 150, 30)?;
 //! assert_eq!(format!("{:.1}%–{:.1}%", 100.0 * s.min_share(), 100.0 * s.max_share()), "21.5%–28.2%");
 //! assert_eq!((s.smallest_node(), s.largest_node()), (21_055, 29_917));
 //! # Ok::<(), reshard::Error>(())
@@ -71,12 +71,16 @@ fn check_sweep(keys: &HashedKeys, old: &[String], new: &[String], vnodes: usize,
 
 impl ArrangementSweep {
     /// Refuse, before any key is hashed, a sweep of `keys` keys from `old`
-    /// to `new` nodes that [`run`](ArrangementSweep::run) would refuse
+    /// to `new` nodes that [`measure`](ArrangementSweep::measure) would refuse
     /// (0 arrangements, or over the crate's limits; the nodes are counted
     /// as if none were shared).
     pub fn check_cost(keys: usize, old: usize, new: usize, vnodes: usize, count: usize) -> Result<()> {
         if count == 0 {
-            return Err(Error::Invalid("no arrangements: use a count of at least 1 (document 000 uses 30)".into()));
+            return Err(Error::OutOfRange {
+                what: "arrangements",
+                given: "0".into(),
+                allowed: "a count of at least 1 (document 000 uses 30)".into(),
+            });
         }
         limits::check_hint(
             "key placements (keys × arrangements × 2 rings)",
@@ -126,7 +130,7 @@ impl ArrangementSweep {
     /// Old ring → new ring, `vnodes` points per node, over the
     /// arrangements with salts `"0:"` … `"{count-1}:"`. Loads are measured
     /// on the new ring.
-    pub fn run(
+    pub fn measure(
         keys: &HashedKeys,
         old_nodes: &[String],
         new_nodes: &[String],
@@ -134,11 +138,11 @@ impl ArrangementSweep {
         count: usize,
     ) -> Result<Self> {
         check_sweep(keys, old_nodes, new_nodes, vnodes, count)?;
-        ArrangementSweep::with_salts(keys, old_nodes, new_nodes, vnodes, (0..count).map(salt).collect())
+        ArrangementSweep::measure_salted(keys, old_nodes, new_nodes, vnodes, (0..count).map(salt).collect())
     }
 
     /// The same over any list of salts.
-    pub fn with_salts(
+    pub fn measure_salted(
         keys: &HashedKeys,
         old_nodes: &[String],
         new_nodes: &[String],
@@ -258,7 +262,7 @@ pub struct VnodeSweep {
 
 impl VnodeSweep {
     /// One [`ArrangementSweep`] per vnode count.
-    pub fn run(
+    pub fn measure(
         keys: &HashedKeys,
         old_nodes: &[String],
         new_nodes: &[String],
@@ -270,13 +274,13 @@ impl VnodeSweep {
         }
         let sweeps = vnodes
             .iter()
-            .map(|&v| ArrangementSweep::run(keys, old_nodes, new_nodes, v, count))
+            .map(|&v| ArrangementSweep::measure(keys, old_nodes, new_nodes, v, count))
             .collect::<Result<Vec<_>>>()?;
         Ok(VnodeSweep { sweeps })
     }
 
     /// The same over any list of salts (one arrangement per salt).
-    pub fn with_salts(
+    pub fn measure_salted(
         keys: &HashedKeys,
         old_nodes: &[String],
         new_nodes: &[String],
@@ -285,7 +289,7 @@ impl VnodeSweep {
     ) -> Result<Self> {
         let sweeps = vnodes
             .iter()
-            .map(|&v| ArrangementSweep::with_salts(keys, old_nodes, new_nodes, v, salts.clone()))
+            .map(|&v| ArrangementSweep::measure_salted(keys, old_nodes, new_nodes, v, salts.clone()))
             .collect::<Result<Vec<_>>>()?;
         Ok(VnodeSweep { sweeps })
     }
@@ -336,7 +340,7 @@ pub struct ModuloSweep {
 
 impl ModuloSweep {
     /// Measure each `(old, new)` pair on the same keys.
-    pub fn run(keys: &HashedKeys, pairs: &[(usize, usize)]) -> Result<Self> {
+    pub fn measure(keys: &HashedKeys, pairs: &[(usize, usize)]) -> Result<Self> {
         for &(old, new) in pairs {
             if old == 0 || new == 0 {
                 return Err(Error::NoNodes);
@@ -362,7 +366,7 @@ impl ModuloSweep {
     }
 
     /// Refuse, before any key is hashed, a sweep of `keys` keys over
-    /// `pairs` node-count pairs that [`run`](ModuloSweep::run) would refuse
+    /// `pairs` node-count pairs that [`measure`](ModuloSweep::measure) would refuse
     /// as over the crate's limits.
     pub fn check_cost(keys: usize, pairs: usize) -> Result<()> {
         limits::check_hint(

@@ -66,6 +66,9 @@ impl WeightedShares {
     /// Places `keys` on `weights.len()` nodes named `"0"`, `"1"`, …, node `i`
     /// of weight `weights[i]`, with both schemes.
     ///
+    /// Why `u32`: the same weights go to both schemes, and libketama only
+    /// takes integers (rendezvous gets them as `f64`).
+    ///
     /// Fails on no weights or a weight of 0 ([`Error::BadWeight`]).
     ///
     /// [`Error::BadWeight`]: crate::Error::BadWeight

@@ -193,7 +193,11 @@ impl Workload {
     pub fn zipf(keys: usize, s: f64, requests: u64, seed: u64) -> Result<Workload> {
         let mut stream = ZipfStream::new(keys, s, seed)?;
         if requests == 0 {
-            return Err(Error::Invalid("0 requests: draw at least 1 (a million is plenty for 10 nodes)".into()));
+            return Err(Error::OutOfRange {
+                what: "requests",
+                given: "0".into(),
+                allowed: "at least 1 (a million is plenty for 10 nodes)".into(),
+            });
         }
         limits::check_hint(
             "requests drawn",
@@ -227,7 +231,11 @@ impl Workload {
             hint: "give counts that add up to at most 18,446,744,073,709,551,615",
         })?;
         if requests == 0 {
-            return Err(Error::Invalid("every count is 0: a workload needs at least 1 request".into()));
+            return Err(Error::OutOfRange {
+                what: "total of the request counts",
+                given: "0".into(),
+                allowed: "at least 1 request in all".into(),
+            });
         }
         Ok(Workload { s, seed, requests, counts })
     }

@@ -15,8 +15,8 @@ use crate::analysis::{
     VnodeSweep, WeightedShares,
 };
 use crate::keys::KeySet;
-use crate::present::format::{fixed, pct, thousands};
 use crate::present::tables::{shows_as_table, Table};
+use crate::present::{fixed, pct, thousands};
 use crate::schemes::{Placement, SlotPlan};
 use std::fmt;
 

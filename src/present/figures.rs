@@ -8,7 +8,7 @@
 //! use reshard::{HashWidth, KeySet, Modulo, Movement};
 //! let keys = KeySet::plain(11_000).hashed(HashWidth::Bits128)?;
 //! let m = Movement::measure(&keys, &Modulo::new(10)?, &Modulo::new(11)?)?;
-//! let fig = m.heatmap("hash % N scatters keys between old nodes").build();
+//! let fig = m.heatmap_chart("hash % N scatters keys between old nodes").build();
 //! assert!(fig.to_img_tag().starts_with("<img src=\"data:image/svg+xml;base64,"));
 //! # Ok::<(), reshard::Error>(())
 //! ```
@@ -18,14 +18,14 @@ use crate::analysis::{
     WeightedShares,
 };
 use crate::present::charts::{self as plot, BarChart, Heatmap, LineChart, RingDiagram, Series, ShardMap, Style};
-use crate::present::format::{pct, thousands};
+use crate::present::{pct, thousands};
 use crate::schemes::{FixedShards, Placement, Ring};
 use crate::HashedKeys;
 
 impl Movement {
     /// The old→new matrix as a heatmap: rows are the node before, columns
     /// the node after; the diagonal (keys that stayed) is outlined.
-    pub fn heatmap(&self, title: &str) -> Heatmap {
+    pub fn heatmap_chart(&self, title: &str) -> Heatmap {
         plot::heatmap(title, self.nodes(), self.nodes(), self.matrix(), "node after", "node before")
             .mark_diagonal(true)
             .unit("keys")
@@ -65,7 +65,7 @@ impl Ring {
     /// The ring as a circle, at the width of `keys`: each node's points
     /// and the arcs it owns, and the first `sample` keys drawn inside the
     /// ring (0: none).
-    pub fn diagram(&self, title: &str, keys: &HashedKeys, sample: usize) -> RingDiagram {
+    pub fn ring_chart(&self, title: &str, keys: &HashedKeys, sample: usize) -> RingDiagram {
         let width = keys.width();
         let points: Vec<(f64, usize)> =
             self.points(width).iter().map(|p| (width.position(p.hash), p.node as usize)).collect();
@@ -174,7 +174,7 @@ impl Comparison {
     }
 
     /// Share of keys moved per scheme, with the floor drawn across.
-    pub fn chart_moved(&self, title: &str) -> BarChart {
+    pub fn moved_chart(&self, title: &str) -> BarChart {
         let v = self.rows.iter().map(|r| r.share).collect();
         self.bars(title, "share of keys moved", "moved", v)
             .y_percent(true)
@@ -182,25 +182,25 @@ impl Comparison {
     }
 
     /// Movers between old nodes (churn) per scheme, as a share of the keys.
-    pub fn chart_churn(&self, title: &str) -> BarChart {
+    pub fn churn_chart(&self, title: &str) -> BarChart {
         let v = self.rows.iter().map(|r| r.between_kept as f64 / self.keys.max(1) as f64).collect();
         self.bars(title, "share of keys moved between old nodes", "between old nodes", v).y_percent(true)
     }
 
     /// Busiest node over the fair share after the change, with 1 drawn across.
-    pub fn chart_balance(&self, title: &str) -> BarChart {
+    pub fn balance_chart(&self, title: &str) -> BarChart {
         let v = self.rows.iter().map(|r| r.max_over_mean).collect();
         self.bars(title, "max / mean load", "max/mean", v).reference(1.0, "perfectly even")
     }
 
     /// Nanoseconds per lookup (machine-dependent).
-    pub fn chart_lookup(&self, title: &str) -> BarChart {
+    pub fn lookup_chart(&self, title: &str) -> BarChart {
         let v = self.rows.iter().map(|r| r.lookup_ns.unwrap_or(0.0)).collect();
         self.bars(title, "ns per lookup (machine-dependent)", "ns/lookup", v)
     }
 
     /// Estimated bytes of the lookup structure.
-    pub fn chart_memory(&self, title: &str) -> BarChart {
+    pub fn memory_chart(&self, title: &str) -> BarChart {
         let v = self.rows.iter().map(|r| r.memory_bytes as f64).collect();
         self.bars(title, "bytes (estimate)", "memory", v)
     }

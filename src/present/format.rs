@@ -9,7 +9,6 @@
 //! ```
 
 use crate::numbers::group_digits;
-pub use crate::numbers::thousands;
 
 /// The most decimals [`fixed`] and [`pct`] print: an `f64` holds about 17
 /// significant digits, so further ones are noise. More are printed as this

@@ -4,7 +4,7 @@
 //! use reshard::notebook::*;
 //! let keys = KeySet::plain(5_000).hashed(HashWidth::Bits128)?;
 //! let w = [Workload::zipf(keys.len(), 0.0, 50_000, 1)?, Workload::zipf(keys.len(), 1.1, 50_000, 1)?];
-//! let skew = LoadUnderSkew::run(&keys, &Replicated::lineup(10, 150)?, &w)?;
+//! let skew = LoadUnderSkew::measure(&keys, &Replicated::lineup(10, 150)?, &w)?;
 //! assert!(skew.table().to_text().contains("rendezvous"));
 //! # #[cfg(feature = "charts")]
 //! assert!(skew.chart(0, "keys and requests per node").build().svg().contains("mean load"));
@@ -15,8 +15,8 @@ use crate::analysis::hot::{FailureSweep, HotKeySplit, LoadUnderSkew, NodeFailure
 use crate::analysis::replicas::CopyMovement;
 #[cfg(feature = "charts")]
 use crate::present::charts::{self as plot, BarChart, LineChart, Series, Style};
-use crate::present::format::{fixed, pct, thousands};
 use crate::present::tables::{shows_as_table, Table};
+use crate::present::{fixed, pct, thousands};
 
 /// `1.23×`
 fn times(x: f64) -> String {

@@ -3,8 +3,8 @@
 //! the tutor's `Checks`.)
 
 use crate::live::{Loaded, Snapshot};
-use crate::present::format::{slot_ranges, thousands};
 use crate::present::tables::{shows_as_table, Table};
+use crate::present::{slot_ranges, thousands};
 use crate::schemes::Placement;
 
 impl Snapshot {

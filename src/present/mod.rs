@@ -23,11 +23,12 @@ pub mod proxies;
 pub mod show;
 pub mod tables;
 
+pub use crate::numbers::thousands;
 #[cfg(feature = "charts")]
 pub use charts::Figure;
 #[cfg(feature = "charts")]
 pub use figures::load_chart;
-pub use format::{fixed, pct, slot_ranges, thousands};
+pub use format::{fixed, pct, slot_ranges};
 #[cfg(feature = "charts")]
 pub use hot::failure_chart;
 pub use show::{Show, Shown};

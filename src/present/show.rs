@@ -12,7 +12,7 @@
 //! let keys = KeySet::plain(1_000).hashed(HashWidth::Bits128)?;
 //! let m = Movement::measure(&keys, &Modulo::new(10)?, &Modulo::new(11)?)?;
 //! # #[cfg(feature = "charts")] {
-//! let both = show![m, m.heatmap("hash % N: 10 → 11")];
+//! let both = show![m, m.heatmap_chart("hash % N: 10 → 11")];
 //! assert_eq!(both.len(), 2);
 //! assert!(both.to_html().contains("<table") && both.to_html().contains("<img"));
 //! assert!(both.to_string().contains("churn: old node → old node"));

@@ -123,6 +123,9 @@ impl Bounded {
     /// `weights[i]` requests and every node may serve at most
     /// [`weighted_capacity`](Bounded::weighted_capacity) of them.
     ///
+    /// Why `u64`: these are not node weights but each key's request count
+    /// (how often it is asked for), a count like every other count here.
+    ///
     /// Keys are placed in key index order; each walks clockwise from its
     /// ring position to the first node whose load plus the key's weight
     /// stays within the bound. A key too heavy for every node's room (a key

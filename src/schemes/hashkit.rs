@@ -145,7 +145,11 @@ impl FromStr for TwemHash {
     fn from_str(s: &str) -> Result<Self> {
         TwemHash::ALL.into_iter().find(|h| h.name() == s).ok_or_else(|| {
             let names: Vec<&str> = TwemHash::ALL.iter().map(|h| h.name()).collect();
-            Error::Invalid(format!("unknown twemproxy hash {s:?}: use one of {}", names.join(", ")))
+            Error::UnknownName {
+                what: "twemproxy hash",
+                given: s.to_string(),
+                choices: format!("one of {}", names.join(", ")),
+            }
         })
     }
 }

@@ -78,10 +78,11 @@ pub fn guava_consistent_hash(input: u64, buckets: u32) -> Result<u32> {
         return Err(zero_buckets());
     }
     if buckets > i32::MAX as u32 {
-        return Err(Error::Invalid(format!(
-            "{buckets} buckets does not fit Guava's int: use at most {} (or jump_hash, which takes any u32)",
-            i32::MAX
-        )));
+        return Err(Error::OutOfRange {
+            what: "buckets (Guava keeps them in an int)",
+            given: buckets.to_string(),
+            allowed: format!("at most {} (or jump_hash, which takes any u32)", i32::MAX),
+        });
     }
     let buckets = buckets as i32;
     let mut state = input;
@@ -153,11 +154,6 @@ impl Jump {
     {
         Ok(Jump { nodes: check_names(names)? })
     }
-
-    /// The bucket count.
-    pub fn buckets(&self) -> u32 {
-        self.nodes.len() as u32
-    }
 }
 
 impl Placement for Jump {
@@ -183,6 +179,6 @@ impl Placement for Jump {
 impl Locate for Jump {
     #[inline]
     fn locate(&self, key: Key<'_>) -> NodeId {
-        jump(jump_input(key.hash, key.width), self.buckets())
+        jump(jump_input(key.hash, key.width), self.nodes.len() as u32)
     }
 }

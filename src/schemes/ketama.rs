@@ -90,6 +90,10 @@ impl Ketama {
     /// The same servers with integer weights (libketama's memory sizes):
     /// one weight ≥ 1 per server.
     ///
+    /// Why `u32`: libketama reads each server's weight from its server file
+    /// as an unsigned integer, and the point counts follow from integer
+    /// weights; fractional weights are not something it can be told.
+    ///
     /// ```
     /// use reshard::{Error, Ketama};
     /// let r = Ketama::named(["a", "b"])?.with_weights([1, 3])?;
@@ -132,9 +136,7 @@ impl Ketama {
             }
         }
         if points.is_empty() {
-            return Err(Error::Invalid(
-                "the weights leave no server any point on the ring: use weights closer to each other".into(),
-            ));
+            return Err(Error::WeightsTooUneven);
         }
         points.sort_unstable();
         Ok(Ketama { nodes, weights, points })

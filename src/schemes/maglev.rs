@@ -119,27 +119,28 @@ impl Maglev {
     {
         let nodes = check_names(names)?;
         if permutations.len() != nodes.len() {
-            return Err(Error::Invalid(format!(
-                "{} permutations for {} backends: give exactly one permutation per backend",
-                permutations.len(),
-                nodes.len()
-            )));
+            return Err(Error::LengthMismatch {
+                what: "permutations for backends",
+                expected: nodes.len(),
+                given: permutations.len(),
+            });
         }
         let size = permutations[0].len();
         if size < nodes.len() || size > MAX_TABLE_SIZE {
-            return Err(Error::Invalid(format!(
-                "permutations of length {size} for {} backends: use between {} and {MAX_TABLE_SIZE} entries",
-                nodes.len(),
-                nodes.len()
-            )));
+            return Err(Error::OutOfRange {
+                what: "permutation length",
+                given: size.to_string(),
+                allowed: format!("{} (the backends) to {MAX_TABLE_SIZE} entries", nodes.len()),
+            });
         }
         let mut seen = vec![false; size];
         for (name, p) in nodes.iter().zip(&permutations) {
             if p.len() != size {
-                return Err(Error::Invalid(format!(
-                    "the permutation of {name:?} has {} entries but the first has {size}: give every backend a permutation of the same length",
-                    p.len()
-                )));
+                return Err(Error::LengthMismatch {
+                    what: "entries in a later permutation (every backend's must be as long as the first)",
+                    expected: size,
+                    given: p.len(),
+                });
             }
             seen.iter_mut().for_each(|s| *s = false);
             for &e in p {
@@ -157,12 +158,8 @@ impl Maglev {
         Ok(Maglev::build(nodes, prefs, size))
     }
 
-    /// The table size M.
-    pub fn table_size(&self) -> usize {
-        self.size
-    }
-
-    /// The lookup table: `table()[e]` is the backend of entry `e`.
+    /// The lookup table: `table()[e]` is the backend of entry `e`; its
+    /// length is the table size M (`table().len()`).
     pub fn table(&self) -> &[NodeId] {
         &self.table
     }
@@ -261,21 +258,31 @@ fn generated(name: &str, size: usize) -> Preference {
 
 fn check_size(size: usize, backends: usize) -> Result<()> {
     if size > MAX_TABLE_SIZE {
-        return Err(Error::Invalid(format!(
-            "table size {size} is too large: use a prime of at most {MAX_TABLE_SIZE} (the default is {DEFAULT_TABLE_SIZE})"
-        )));
+        return Err(Error::OutOfRange {
+            what: "table size",
+            given: size.to_string(),
+            allowed: format!("a prime of at most {MAX_TABLE_SIZE} (the default is {DEFAULT_TABLE_SIZE})"),
+        });
     }
     if !is_prime(size as u64) {
-        return Err(Error::Invalid(format!(
-            "table size {size} is not prime: Maglev needs a prime M so that every skip visits every entry; use e.g. {} or {DEFAULT_TABLE_SIZE}",
-            next_prime(size as u64)
-        )));
+        return Err(Error::OutOfRange {
+            what: "table size (not prime)",
+            given: size.to_string(),
+            allowed: format!(
+                "a prime, so that every skip visits every entry: e.g. {} or {DEFAULT_TABLE_SIZE}",
+                next_prime(size as u64)
+            ),
+        });
     }
     if size < backends {
-        return Err(Error::Invalid(format!(
-            "table size {size} is smaller than the {backends} backends: use a prime of at least {} (the paper uses M ≥ 100·N)",
-            next_prime(backends as u64)
-        )));
+        return Err(Error::OutOfRange {
+            what: "table size (smaller than the backends)",
+            given: size.to_string(),
+            allowed: format!(
+                "a prime of at least {} for {backends} backends (the paper uses M ≥ 100·N)",
+                next_prime(backends as u64)
+            ),
+        });
     }
     Ok(())
 }

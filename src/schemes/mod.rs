@@ -4,7 +4,15 @@
 //! `"{n-1}"`, `named(names)` takes the names, and `with_*` methods set its
 //! own parameters (points per node, shard count, weights…) — and every
 //! scheme grows and shrinks the same way, with [`Placement::add_node`] and
-//! [`Placement::remove_node`]. Nodes are compared by name before and after.
+//! [`Placement::remove_node`] (the only way to add or remove a node; a
+//! [`SlotPlan`] is a list of redis-cli commands, not another way). Nodes are
+//! compared by name before and after.
+//!
+//! Sizes are slice lengths: a scheme's node count is `nodes().len()`, and a
+//! scheme with a table ([`Slots`], [`FixedShards`], [`Maglev`]) has its size
+//! as `table().len()` (slots, shards S, Maglev's M) — no per-scheme name for
+//! the same number. A public method takes a node by its name (`&str`);
+//! [`NodeId`] (an index into `nodes()`) appears only in results and tables.
 //!
 //! Two questions, two traits:
 //!

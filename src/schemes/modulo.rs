@@ -39,16 +39,6 @@ impl Modulo {
     {
         Ok(Modulo { nodes: check_names(names)? })
     }
-
-    /// The node count N.
-    pub fn len(&self) -> usize {
-        self.nodes.len()
-    }
-
-    /// Never true: a `Modulo` has at least one node.
-    pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty()
-    }
 }
 
 impl Placement for Modulo {

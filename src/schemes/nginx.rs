@@ -131,6 +131,8 @@ impl NginxHash {
     /// The same servers with `weight=` values (each ≥ 1; all together at
     /// most 62,500, the crate's limit of 10,000,000 ring points).
     ///
+    /// Why `u32`: nginx's `server … weight=N;` takes a positive integer.
+    ///
     /// ```
     /// use reshard::NginxHash;
     /// let up = NginxHash::named(["a:1", "b:1"])?.with_weights([1, 2])?.with_consistent(true);
@@ -179,9 +181,7 @@ impl NginxHash {
             down[index_of(&self.nodes, name.as_ref())? as usize] = true;
         }
         if down.iter().all(|&d| d) {
-            return Err(Error::Invalid(
-                "every server is down: nginx would answer 502; leave at least one server up".into(),
-            ));
+            return Err(Error::AllServersDown);
         }
         Ok(NginxHash { down, ..self })
     }
@@ -310,9 +310,7 @@ impl Placement for NginxHash {
         let mut down = self.down.clone();
         down.remove(gone as usize);
         if down.iter().all(|&d| d) {
-            return Err(Error::Invalid(format!(
-                "removing {name:?} leaves only servers that are down: mark one up first"
-            )));
+            return Err(Error::AllServersDown);
         }
         NginxHash::build(nodes, weights, self.consistent, down)
     }

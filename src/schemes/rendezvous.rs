@@ -57,6 +57,10 @@ impl Rendezvous {
 
     /// The same nodes with these weights (one finite weight > 0 each).
     ///
+    /// Why `f64`: weighted rendezvous scores `−w / ln(u)`, a formula over real
+    /// numbers, and no program's config dictates an integer; a weight may be
+    /// any finite number > 0 (`0.5`, `2.75`).
+    ///
     /// ```
     /// use reshard::{Error, Rendezvous};
     /// assert!(Rendezvous::named(["a", "b"])?.with_weights([1.0, 3.0]).is_ok());

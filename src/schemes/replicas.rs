@@ -75,13 +75,21 @@ pub trait Replicas: Locate {
 /// `Ok` when `1 ≤ rf ≤ nodes`, the number of nodes that can hold a copy.
 pub fn check_rf(rf: usize, nodes: usize) -> Result<()> {
     if rf == 0 {
-        return Err(Error::Invalid("replication factor 0: every key needs at least 1 copy (3 is common)".into()));
+        return Err(Error::OutOfRange {
+            what: "replication factor",
+            given: "0".into(),
+            allowed: "1 or more: every key needs at least 1 copy (3 is common)".into(),
+        });
     }
     if rf > nodes {
-        return Err(Error::Invalid(format!(
-            "replication factor {rf} with {nodes} nodes that can hold a copy: copies must be on distinct nodes, \
-             use at most {nodes} (or give more nodes a part of the table)"
-        )));
+        return Err(Error::OutOfRange {
+            what: "replication factor",
+            given: rf.to_string(),
+            allowed: format!(
+                "at most {nodes}, the nodes that can hold a copy: copies must be on distinct nodes \
+                 (or give more nodes a part of the table)"
+            ),
+        });
     }
     Ok(())
 }
@@ -178,7 +186,7 @@ impl Replicas for FixedShards {
 
 impl Replicas for Maglev {
     fn fill_replicas(&self, key: Key<'_>, rf: usize, out: &mut Vec<NodeId>) {
-        walk(self.table(), (key.hash() % self.table_size() as u128) as usize, rf, out);
+        walk(self.table(), (key.hash() % self.table().len() as u128) as usize, rf, out);
     }
 
     fn holders(&self) -> usize {
@@ -192,7 +200,7 @@ impl Replicas for Maglev {
 
 impl Replicas for Jump {
     fn fill_replicas(&self, key: Key<'_>, rf: usize, out: &mut Vec<NodeId>) {
-        let n = self.buckets() as usize;
+        let n = self.nodes().len();
         let b = self.locate(key) as usize;
         out.extend((0..rf.min(n)).map(|i| ((b + i) % n) as NodeId));
     }
@@ -249,7 +257,7 @@ impl Replicated {
         match self {
             Replicated::Ring(r) => format!("ring ({} point{})", r.vnodes(), if r.vnodes() == 1 { "" } else { "s" }),
             Replicated::Rendezvous(_) => "rendezvous".into(),
-            Replicated::Shards(s) => format!("fixed shards ({})", s.shard_count()),
+            Replicated::Shards(s) => format!("fixed shards ({})", s.table().len()),
             Replicated::Jump(_) => "jump".into(),
             Replicated::Maglev(_) => "Maglev".into(),
         }

@@ -103,17 +103,13 @@ impl FixedShards {
         Ok(FixedShards { nodes, table, seed: DEFAULT_SEED })
     }
 
-    /// The number of shards S.
-    pub fn shard_count(&self) -> usize {
-        self.table.len()
-    }
-
     /// The seed of the rebalancing shuffles.
     pub fn seed(&self) -> u64 {
         self.seed
     }
 
-    /// `table()[s]` is the node of shard `s`.
+    /// `table()[s]` is the node of shard `s`; its length is the shard
+    /// count S (`table().len()`).
     pub fn table(&self) -> &[NodeId] {
         &self.table
     }
@@ -129,8 +125,13 @@ impl FixedShards {
         count_per_node(&self.table, self.nodes.len())
     }
 
-    /// The shards of node `id`, ascending.
-    pub fn shards_of(&self, id: NodeId) -> Vec<usize> {
+    /// The shards of node `name`, ascending. Fails on a name the table
+    /// does not have ([`Error::UnknownNode`]).
+    pub fn shards_of(&self, name: &str) -> Result<Vec<usize>> {
+        Ok(self.shards_of_id(index_of(&self.nodes, name)?))
+    }
+
+    fn shards_of_id(&self, id: NodeId) -> Vec<usize> {
         (0..self.table.len()).filter(|&s| self.table[s] == id).collect()
     }
 
@@ -166,7 +167,7 @@ impl FixedShards {
                 counts[table[s] as usize] += 1;
             }
         }
-        let mut list = self.shards_of(gone);
+        let mut list = self.shards_of_id(gone);
         PyRandom::new(self.seed).shuffle(&mut list);
         for s in list {
             let to = (0..counts.len()).min_by_key(|&i| (counts[i], i)).unwrap_or(0);
@@ -249,7 +250,7 @@ impl FixedShards {
     pub fn move_shards(&self, from: &str, to: &str, count: usize) -> Result<FixedShards> {
         let f = index_of(&self.nodes, from)?;
         let t = index_of(&self.nodes, to)?;
-        let mut list = self.shards_of(f);
+        let mut list = self.shards_of_id(f);
         if count > list.len() {
             return Err(Error::NotEnoughShards { node: from.to_string(), has: list.len(), asked: count });
         }
@@ -266,7 +267,11 @@ impl FixedShards {
     /// changes node, but a `1 − 1/factor` share of keys changes shard.
     pub fn split(&self, factor: usize) -> Result<FixedShards> {
         if factor == 0 {
-            return Err(Error::Invalid("split factor is 0: use 1 or more (2 doubles the shards)".into()));
+            return Err(Error::OutOfRange {
+                what: "split factor",
+                given: "0".into(),
+                allowed: "1 or more (2 doubles the shards)".into(),
+            });
         }
         limits::check("shards", limits::product(self.table.len(), factor), limits::current().max_shards)?;
         let table = (0..factor).flat_map(|_| self.table.iter().copied()).collect();

@@ -10,8 +10,9 @@
 //! the keys inside the handed-over slots move.
 //!
 //! [`Slots::new`] lays the slots out as `redis-cli --cluster create` does
-//! (node `i` gets one contiguous range), and [`Slots::reshard`] /
-//! [`Placement::add_node`] move slots as `redis-cli --cluster reshard` does
+//! (node `i` gets one contiguous range), and [`Placement::add_node`] (the
+//! one way to add a node; [`Slots::reshard`] moves slots between nodes
+//! already there) moves slots as `redis-cli --cluster reshard` does
 //! with `all` as the source: each source gives a share proportional to its
 //! slot count, lowest-numbered slots first. The placement reads the key
 //! bytes, not the experiment's md5 hash.
@@ -32,8 +33,7 @@
 
 use crate::keys::HashedKeys;
 use crate::schemes::{
-    assign_each, check_names, check_table, count_per_node, index_of, numbered, with_added, without, Key, Locate,
-    NodeId, Placement,
+    assign_each, check_names, check_table, count_per_node, index_of, numbered, without, Key, Locate, NodeId, Placement,
 };
 use crate::{Error, Result};
 
@@ -200,8 +200,9 @@ impl Slots {
     }
 
     /// Move `count` slots to node `to` from every other node, as
-    /// `redis-cli --cluster reshard` does with `all` as the source. If
-    /// `to` is a new name it joins the cluster (as `add-node` would).
+    /// `redis-cli --cluster reshard` does with `all` as the source. `to`
+    /// must already be in the table (to add a node, use
+    /// [`Placement::add_node`], which asks this for the new node's share).
     ///
     /// The sources are the other nodes that own slots, sorted by slot
     /// count, most first (ties: lower node index first). Source `k` gives
@@ -209,26 +210,20 @@ impl Slots {
     /// first source and down for the rest, and never more than `count` in
     /// all; each gives its lowest-numbered slots.
     ///
-    /// Fails if `count` is 0 or more than the other nodes own together.
+    /// Fails on an unknown node ([`Error::UnknownNode`]), or if `count` is
+    /// 0 or more than the other nodes own together ([`Error::OutOfRange`]).
     pub fn reshard(&self, to: &str, count: usize) -> Result<Slots> {
         let mut out = self.clone();
-        let dst = match self.nodes.iter().position(|n| n == to) {
-            Some(i) => i as NodeId,
-            None => {
-                if self.nodes.len() >= SLOT_COUNT {
-                    return Err(Error::MoreNodesThanShards { nodes: self.nodes.len() + 1, shards: SLOT_COUNT });
-                }
-                out.nodes.push(to.to_string());
-                (out.nodes.len() - 1) as NodeId
-            }
-        };
+        let dst = index_of(&self.nodes, to)?;
         let counts = out.slot_counts();
         let mut sources: Vec<usize> = (0..out.nodes.len()).filter(|&i| i != dst as usize && counts[i] > 0).collect();
         let total: usize = sources.iter().map(|&i| counts[i]).sum();
         if count == 0 || count > total {
-            return Err(Error::Invalid(format!(
-                "cannot move {count} slots to {to:?}: the other nodes own {total}; move between 1 and {total}"
-            )));
+            return Err(Error::OutOfRange {
+                what: "slots to move",
+                given: count.to_string(),
+                allowed: format!("1 to {total} (what the nodes other than {to:?} own)"),
+            });
         }
         sources.sort_by_key(|&i| (std::cmp::Reverse(counts[i]), i));
         let mut moved = 0;
@@ -282,15 +277,15 @@ impl Placement for Slots {
         assign_each(self, keys)
     }
 
-    /// Add node `name`, asking [`Slots::reshard`] for `16384 / (N + 1)`
+    /// Add node `name` (as `redis-cli --cluster add-node` does: it joins
+    /// with no slots), then ask [`Slots::reshard`] for `16384 / (N + 1)`
     /// slots from all the others: 3 → 4 nodes moves 4096 slots. As in
     /// redis-cli, each source gives a share proportional to its slots, the
     /// first rounded up and the rest down, so the new node can receive a
     /// few less than asked (1,481 of 1,489 at 10 → 11). Only the new node
     /// receives slots. Fails if `name` is taken.
     fn add_node(&self, name: &str) -> Result<Slots> {
-        with_added(&self.nodes, name)?;
-        self.reshard(name, SLOT_COUNT / (self.nodes.len() + 1))
+        self.joined(name)?.reshard(name, SLOT_COUNT / (self.nodes.len() + 1))
     }
 
     /// Remove node `name`: its slots, lowest first, go to the remaining

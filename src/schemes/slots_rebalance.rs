@@ -24,11 +24,20 @@
 //! build the table with the nodes in that order (the live cluster in
 //! `reshard::live` does).
 //!
+//! **One way to add, one way to remove.** A node joins or leaves a table
+//! only through [`Placement::add_node`] and [`Placement::remove_node`]
+//! (`add-node` + `reshard` of the new node's share from all; the crate's
+//! even split + `del-node`). What this module adds are *plans* of redis-cli
+//! commands, not other ways to add a node: [`Slots::rebalance_joining`]
+//! (`add-node` for each newcomer, then `rebalance`), [`Slots::rebalance`],
+//! [`Slots::reshard_from`] and [`Slots::drain`] (one `reshard` per target,
+//! then `del-node`); each plan lists its steps as redis-cli prints them.
+//!
 //! ```
 //! use reshard::{Placement, Slots};
 //! let three = Slots::named(["A", "B", "C"])?;
-//! let grown = three.with_node("D")?; // add-node: D joins with no slots
-//! let plan = grown.rebalance(true)?;
+//! // add-node D (it joins with no slots), then rebalance
+//! let plan = three.rebalance_joining(&["D"], true)?;
 //! assert_eq!(plan.moves().len(), 3);
 //! // B has 5,462 slots, the others 5,461; each should keep 4,096.
 //! assert_eq!(plan.moves()[0].slots.len(), 1366);
@@ -121,8 +130,13 @@ impl SlotPlan {
 
 impl Slots {
     /// The same table with one more node that owns no slots, as
-    /// `redis-cli --cluster add-node` leaves it. Fails if the name is taken.
-    pub fn with_node(&self, name: &str) -> Result<Slots> {
+    /// `redis-cli --cluster add-node` leaves it (the first step of
+    /// [`Placement::add_node`] and of [`Slots::rebalance_joining`]). Fails
+    /// if the name is taken.
+    pub(crate) fn joined(&self, name: &str) -> Result<Slots> {
+        if self.nodes().len() >= SLOT_COUNT {
+            return Err(Error::MoreNodesThanShards { nodes: self.nodes().len() + 1, shards: SLOT_COUNT });
+        }
         let names: Vec<String> = self.nodes().iter().cloned().chain([name.to_string()]).collect();
         Slots::from_table(names, self.table().to_vec())
     }
@@ -145,8 +159,10 @@ impl Slots {
     }
 
     /// The same table without node `name`, which must own no slots (as
-    /// `redis-cli --cluster del-node` requires).
-    pub fn without_node(&self, name: &str) -> Result<Slots> {
+    /// `redis-cli --cluster del-node` requires): the last step of
+    /// [`Slots::drain`]. On a node without slots, [`Placement::remove_node`]
+    /// gives the same table.
+    pub(crate) fn deleted(&self, name: &str) -> Result<Slots> {
         let gone = index_of(self.nodes(), name)?;
         let own = self.slot_counts()[gone as usize];
         if own > 0 {
@@ -162,6 +178,29 @@ impl Slots {
         Slots::from_table(names, table)
     }
 
+    /// Nodes `joining` join with no slots (`redis-cli --cluster add-node`,
+    /// once per name, in order), then [`Slots::rebalance`] runs: the plan's
+    /// [`before`](SlotPlan::before) is the table with the empty newcomers.
+    /// With no names this is [`Slots::rebalance`].
+    ///
+    /// Fails on a name already taken ([`Error::DuplicateNode`]).
+    ///
+    /// ```
+    /// use reshard::{Placement, Slots};
+    /// let plan = Slots::named(["A", "B", "C"])?.rebalance_joining(&["D", "E"], true)?;
+    /// assert_eq!(plan.before().nodes(), ["A", "B", "C", "D", "E"]);
+    /// assert_eq!(plan.before().slot_counts()[3..], [0, 0]);
+    /// assert_eq!(plan.after().slot_counts().iter().sum::<usize>(), 16_384);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn rebalance_joining<S: AsRef<str>>(&self, joining: &[S], use_empty_masters: bool) -> Result<SlotPlan> {
+        let mut table = self.clone();
+        for name in joining {
+            table = table.joined(name.as_ref())?;
+        }
+        table.rebalance(use_empty_masters)
+    }
+
     /// What `redis-cli --cluster rebalance` does to this table, with every
     /// weight 1 and the default threshold (2%); `use_empty_masters` is
     /// `--cluster-use-empty-masters`. Ties are broken by node order (see the
@@ -172,6 +211,10 @@ impl Slots {
 
     /// [`Slots::rebalance`] with a weight per node (`--cluster-weight`, in
     /// node order) and a threshold in percent (`--cluster-threshold`).
+    ///
+    /// Why `f32`: redis-cli reads `--cluster-weight` with `atof` into a
+    /// `float` and computes each share in `f32`; the same type gives the same
+    /// rounding, hence the same plan.
     ///
     /// Fails on a threshold that is NaN, infinite or negative, on a weight
     /// that is, and on weights whose total is not a finite number the slot
@@ -207,7 +250,12 @@ impl Slots {
         let involved: Vec<usize> = (0..n).filter(|&i| use_empty_masters || counts[i] > 0).collect();
         let total_weight: f32 = involved.iter().map(|&i| weights[i]).sum();
         if total_weight <= 0.0 {
-            return Err(Error::Invalid("the weights of the nodes taking part add up to 0".into()));
+            return Err(Error::BadNumber {
+                what: "the total weight of the nodes taking part",
+                value: total_weight.to_string(),
+                expected: "a number > 0",
+                hint: "give at least one node taking part a weight > 0 (e.g. 1.0 each)",
+            });
         }
         if !(SLOT_COUNT as f32 / total_weight).is_finite() || !total_weight.is_finite() {
             return Err(Error::BadNumber {
@@ -300,7 +348,7 @@ impl Slots {
     pub fn reshard_from_plan(&self, from: &str, to: &str, count: usize) -> Result<SlotPlan> {
         let (src, dst) = (index_of(self.nodes(), from)?, index_of(self.nodes(), to)?);
         if src == dst {
-            return Err(Error::Invalid(format!("cannot reshard from {from:?} to itself: pick another target")));
+            return Err(Error::SameNode(from.to_string()));
         }
         let has = self.slot_counts()[src as usize];
         if count == 0 || count > has {
@@ -335,9 +383,7 @@ impl Slots {
         for t in to {
             index_of(self.nodes(), t.as_ref())?;
             if t.as_ref() == name {
-                return Err(Error::Invalid(format!(
-                    "node {name:?} cannot receive its own slots: leave it out of the targets"
-                )));
+                return Err(Error::SameNode(name.to_string()));
             }
         }
         let own = self.slot_counts()[gone];
@@ -350,7 +396,7 @@ impl Slots {
                 plan = plan.then(step)?;
             }
         }
-        plan.after = plan.after.without_node(name)?;
+        plan.after = plan.after.deleted(name)?;
         Ok(plan)
     }
 }
@@ -367,7 +413,7 @@ mod tests {
     #[test]
     fn rebalance_three_to_four_matches_add_node() {
         let three = Slots::named(["A", "B", "C"]).unwrap();
-        let plan = three.with_node("D").unwrap().rebalance(true).unwrap();
+        let plan = three.rebalance_joining(&["D"], true).unwrap();
         let counts: Vec<(String, usize)> = plan.moves().iter().map(|m| (m.from.clone(), m.slots.len())).collect();
         assert_eq!(counts, [("B".into(), 1366), ("C".into(), 1365), ("A".into(), 1365)]);
         // Same slots as reshard with `all` (each source gives its lowest).
@@ -378,7 +424,7 @@ mod tests {
 
     #[test]
     fn rebalance_without_empty_masters_ignores_the_new_node() {
-        let plan = Slots::named(["A", "B", "C"]).unwrap().with_node("D").unwrap().rebalance(false).unwrap();
+        let plan = Slots::named(["A", "B", "C"]).unwrap().rebalance_joining(&["D"], false).unwrap();
         assert!(plan.is_empty());
     }
 
@@ -386,8 +432,7 @@ mod tests {
     fn rebalance_rounding_and_many_receivers() {
         // 3 -> 5: expected 3276 each (16384/5 = 3276.8); the 4 left over
         // go to the nodes with balance <= 0 (the receivers), one per round.
-        let plan = Slots::named(["A", "B", "C"]).unwrap().with_node("D").unwrap().with_node("E").unwrap();
-        let plan = plan.rebalance(true).unwrap();
+        let plan = Slots::named(["A", "B", "C"]).unwrap().rebalance_joining(&["D", "E"], true).unwrap();
         let c = plan.after().slot_counts();
         assert_eq!(c.iter().sum::<usize>(), SLOT_COUNT);
         assert_eq!(c, [3276, 3276, 3276, 3278, 3278]);
@@ -397,13 +442,13 @@ mod tests {
 
     #[test]
     fn drain_then_remove() {
-        let four = Slots::named(["A", "B", "C"]).unwrap().with_node("D").unwrap().rebalance(true).unwrap();
+        let four = Slots::named(["A", "B", "C"]).unwrap().rebalance_joining(&["D"], true).unwrap();
         let plan = four.after().drain("B", &["A", "C", "D"]).unwrap();
         assert_eq!(plan.after().nodes(), ["A", "C", "D"]);
         assert_eq!(plan.moves().iter().map(|m| m.slots.len()).collect::<Vec<_>>(), [1366, 1365, 1365]);
         assert_eq!(plan.after().slot_counts().iter().sum::<usize>(), SLOT_COUNT);
         assert!(Slots::named(["A"]).unwrap().drain("A", &[] as &[&str]).is_err());
         assert!(four.after().drain("B", &["B"]).is_err());
-        assert!(four.after().without_node("A").is_err());
+        assert!(four.after().deleted("A").is_err());
     }
 }

@@ -168,6 +168,9 @@ impl Twemproxy {
     /// The same pool with these weights (`weight` of each server line,
     /// 1 to 2³¹−1, in [`nodes`](Placement::nodes) order).
     ///
+    /// Why `u32`: nutcracker's config writes a server as `host:port:weight`
+    /// with an integer weight, and keeps the weights' total in 32 bits.
+    ///
     /// ```
     /// use reshard::Twemproxy;
     /// let p = Twemproxy::named(["a", "b", "c"])?.with_weights([1, 2, 3])?;
@@ -215,9 +218,11 @@ impl Twemproxy {
     pub fn with_hash_tag(self, tag: &str) -> Result<Self> {
         match tag.as_bytes() {
             &[open, close] => Ok(Twemproxy { tag: Some([open, close]), ..self }),
-            _ => Err(Error::Invalid(format!(
-                "hash tag {tag:?} is not two single-byte characters: use an open and a close character, e.g. \"{{}}\""
-            ))),
+            _ => Err(Error::UnknownName {
+                what: "hash tag (two single-byte characters)",
+                given: tag.to_string(),
+                choices: "an open and a close character, e.g. \"{}\" or \"[]\"".into(),
+            }),
         }
     }
 
@@ -231,9 +236,10 @@ impl Twemproxy {
     ) -> Result<Self> {
         let total: u64 = weights.iter().map(|&w| u64::from(w)).sum();
         if total > u64::from(u32::MAX) {
-            return Err(Error::Invalid(format!(
-                "the weights add up to {total}, over 4294967295 (nutcracker keeps the total in 32 bits): use smaller weights"
-            )));
+            return Err(Error::Overflow {
+                what: "the total of the weights (nutcracker keeps it in 32 bits, at most 4,294,967,295)",
+                hint: "use smaller weights",
+            });
         }
         let mut order: Vec<NodeId> = (0..nodes.len() as NodeId).collect();
         order.sort_by(|&a, &b| by_name(&nodes[a as usize], &nodes[b as usize]));
@@ -254,9 +260,7 @@ impl Twemproxy {
             }
         }
         if points.is_empty() {
-            return Err(Error::Invalid(
-                "the weights leave no server any ketama point: use weights closer to each other".into(),
-            ));
+            return Err(Error::WeightsTooUneven);
         }
         // equal points (rare) in name order: nutcracker's qsort leaves them open
         let rank: Vec<usize> = {

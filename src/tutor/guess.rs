@@ -139,7 +139,7 @@ impl Quiz {
     /// "old → new nodes with hash % N: what share of the keys moves?",
     /// measured on `keys`, right within two percentage points.
     pub fn ask_modulo(self, keys: &HashedKeys, old: usize, new: usize) -> Result<Quiz> {
-        let r = ModuloSweep::run(keys, &[(old, new)])?;
+        let r = ModuloSweep::measure(keys, &[(old, new)])?;
         let measured = r.rows()[0].measured;
         Ok(self.ask(format!("{old} → {new} nodes with hash % N: what share of the keys moves?"), measured, 0.02))
     }

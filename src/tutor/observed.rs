@@ -12,7 +12,7 @@
 //! use reshard::{HashWidth, KeySet, Movement, Placement, Slots};
 //! let keys = KeySet::users(3_000).hashed(HashWidth::Bits32)?;
 //! let three = Slots::named(["A", "B", "C"])?;
-//! let plan = three.with_node("D")?.rebalance(true)?; // D joins empty, then the plan
+//! let plan = three.rebalance_joining(&["D"], true)?; // D joins empty, then the plan
 //! // what a cluster would report if it did exactly what was planned
 //! let checks = Checks::slot_moves("A, B, C → A, B, C, D", &plan, plan.before(), plan.after());
 //! assert!(checks.all_match());
@@ -248,7 +248,7 @@ mod tests {
     #[test]
     fn a_wrong_prediction_is_a_row_not_an_error() {
         let three = Slots::named(["A", "B", "C"]).unwrap();
-        let plan = three.with_node("D").unwrap().rebalance(true).unwrap();
+        let plan = three.rebalance_joining(&["D"], true).unwrap();
         // the cluster "did" nothing: every planned move is a ≠ row
         let c = Checks::slot_moves("t", &plan, plan.before(), plan.before());
         assert!(!c.all_match());
@@ -257,7 +257,7 @@ mod tests {
         let last = c.checks().last().unwrap();
         assert_eq!(
             (last.document.as_str(), last.measured.as_str()),
-            (crate::numbers::thousands(moved as u64).as_str(), "0")
+            (crate::present::thousands(moved as u64).as_str(), "0")
         );
     }
 

@@ -25,7 +25,7 @@ fn keys_of(doc: &str) -> Result<HashedKeys> {
 }
 
 fn no_such_document(doc: &str) -> crate::Error {
-    crate::Error::Invalid(format!("there is no document {doc:?}: use 000, 002 or 004"))
+    crate::Error::UnknownName { what: "document", given: doc.to_string(), choices: "000, 002 or 004".into() }
 }
 
 /// The documents, by the number of their file.
@@ -68,7 +68,7 @@ pub fn doc_000() -> Result<Checks> {
 
 fn figures_000(keys: &HashedKeys) -> Result<Checks> {
     let mut c = Checks::new(format!("000 — {}", title("000")));
-    let modulo = ModuloSweep::run(keys, &[(3, 4), (10, 11), (10, 20), (10, 9)])?;
+    let modulo = ModuloSweep::measure(keys, &[(3, 4), (10, 11), (10, 20), (10, 9)])?;
     for (r, doc) in modulo.rows().iter().zip(["75.0%", "91.0%", "50.0%", "89.9%"]) {
         c.push(Check::percent(format!("hash % N, {} → {}", r.old, r.new), doc, r.measured));
     }
@@ -87,7 +87,7 @@ fn figures_000(keys: &HashedKeys) -> Result<Checks> {
     c.push(Check::count("remove C (150 points): keys moved", 33_830, m.moved()));
     c.push(Check::count("remove C (150 points): movers that lived on C", 33_830, m.from_removed()));
     for (v, lo, hi, small, large) in [(1, "0.8%", "71.4%", 213, 71_383), (150, "21.5%", "28.2%", 21_055, 29_917)] {
-        let s = ArrangementSweep::run(keys, &abc, &abcd, v, 30)?;
+        let s = ArrangementSweep::measure(keys, &abc, &abcd, v, 30)?;
         c.push(Check::percent(format!("30 arrangements, 3 → 4, {v} point(s): least moved"), lo, s.min_share()));
         c.push(Check::percent(format!("30 arrangements, 3 → 4, {v} point(s): most moved"), hi, s.max_share()));
         c.push(Check::count(format!("30 arrangements, 3 → 4, {v} point(s): smallest node"), small, s.smallest_node()));
@@ -100,7 +100,7 @@ fn figures_000(keys: &HashedKeys) -> Result<Checks> {
         (200, "8.0%", "11.4%", None),
         (1, "0.0%", "22.9%", None),
     ] {
-        let s = ArrangementSweep::run(keys, &s10, &s11, v, 30)?;
+        let s = ArrangementSweep::measure(keys, &s10, &s11, v, 30)?;
         c.push(Check::percent(format!("S0..S9 → S0..S10, {v} point(s): least moved"), lo, s.min_share()));
         c.push(Check::percent(format!("S0..S9 → S0..S10, {v} point(s): most moved"), hi, s.max_share()));
         if let Some(mean) = mean {
@@ -192,7 +192,7 @@ fn loose(doc: &str, keys: &HashedKeys) -> Result<Vec<Check>> {
     let mut rows = Vec::new();
     match doc {
         "000" => {
-            let m = ModuloSweep::run(keys, &[(10, 11), (3, 4), (10, 9)])?;
+            let m = ModuloSweep::measure(keys, &[(10, 11), (3, 4), (10, 9)])?;
             let share = |i: usize| m.rows()[i].measured;
             rows.push(Check::new("the lesson: hash % N, 10 → 11 moves", "~9%", pct(share(0), 1)).corrected(
                 "the lesson put the ring's figure on the modulo line: only 10 hashes in 110 keep h % 10 = h % 11",
@@ -205,7 +205,7 @@ fn loose(doc: &str, keys: &HashedKeys) -> Result<Vec<Check>> {
                 Check::new("the lesson's table: hash % N, 10 → 9 moves", "~10%", pct(share(2), 1))
                     .corrected("removing a node re-addresses keys as adding one does: 1 − 9/90 = 90% move"),
             );
-            let s = ArrangementSweep::run(keys, &prefixed("S", 10)?, &prefixed("S", 11)?, 150, 30)?;
+            let s = ArrangementSweep::measure(keys, &prefixed("S", 10)?, &prefixed("S", 11)?, 150, 30)?;
             rows.push(
                 Check::new("the lesson's table: ring (150 points), 10 → 11 moves", "~10%", pct(s.mean_share(), 1))
                     .corrected(format!(

@@ -6,7 +6,7 @@ use crate::workload::{self, defaults, Counts, Workload};
 use clap::Args as ClapArgs;
 use reshard::analysis::modulo::modulo_period;
 use reshard::present::{pct, thousands};
-use reshard::{modulo_rule, Modulo, ModuloSweep};
+use reshard::{modulo_rule, Modulo, ModuloSweep, Placement};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -56,12 +56,12 @@ pub fn run(a: &Args, json: bool) -> Run {
     let keys = a.work.hashed()?;
     let sweep = match &a.sweep {
         Some(Counts(counts)) => {
-            let pairs: Vec<(usize, usize)> = counts.iter().map(|&n| (before.len(), n)).collect();
-            Some(ModuloSweep::run(&keys, &pairs).map_err(from_flag("--sweep"))?)
+            let pairs: Vec<(usize, usize)> = counts.iter().map(|&n| (before.nodes().len(), n)).collect();
+            Some(ModuloSweep::measure(&keys, &pairs).map_err(from_flag("--sweep"))?)
         }
         None => None,
     };
-    let (old, new) = (before.len(), after.len());
+    let (old, new) = (before.nodes().len(), after.nodes().len());
     let rule = match a.rule {
         true => Some(Rule { min: old.min(new), lcm: modulo_period(old, new)?, predicted: modulo_rule(old, new)? }),
         false => None,

@@ -57,7 +57,9 @@ pub fn run(a: &Args, json: bool) -> Run {
     let keys = a.work.hashed()?;
     // The sweep first: it refuses too many arrangements before any work.
     let sweep = match a.arrangements {
-        Some(n) => Some(ArrangementSweep::run(&keys, &from, &to, a.vnodes, n).map_err(from_flag("--arrangements"))?),
+        Some(n) => {
+            Some(ArrangementSweep::measure(&keys, &from, &to, a.vnodes, n).map_err(from_flag("--arrangements"))?)
+        }
         None => None,
     };
     let params = Params { vnodes: a.vnodes, salt: &a.salt, arrangements: sweep };

@@ -49,7 +49,7 @@ pub fn run(a: &Args, json: bool) -> Run {
     let after = before.rebalance_to(to).map_err(from_flag("--to"))?;
     let keys = a.work.hashed()?;
     let params = Params {
-        shards: before.shard_count(),
+        shards: before.table().len(),
         seed: a.seed,
         shards_moved: before.moved_shards(&after).len(),
         shards_before: before.shard_counts(),

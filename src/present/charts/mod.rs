@@ -9,7 +9,7 @@
 //! greyscale. Draw charts of your own with [`draw`] and the re-exported [`plotters`].
 //!
 //! ```
-//! use reshard::present::charts::{bar_chart, thousands};
+//! use reshard::present::{charts::bar_chart, thousands};
 //! let fig = bar_chart("Keys per node", "keys", &["A", "B"], &[("1 point", vec![41_022.0, 9_310.0])])
 //!     .reference(25_000.0, "mean load (25,000)")
 //!     .build();
@@ -161,7 +161,7 @@ pub fn draw<F: FnOnce(&Area<'_>) -> Res>(width: u32, height: u32, f: F) -> Resul
     Ok(Figure { title: String::new(), width, height, svg })
 }
 
-pub use crate::numbers::thousands;
+use crate::numbers::thousands;
 
 // ------------------------------------------------------ frame and builders
 
