@@ -171,16 +171,21 @@ impl Drop for PortLease {
 }
 
 /// A new empty private directory for one program, `reshard-<kind>-<pid>-<n>`
-/// in the temporary directory.
+/// in the temporary directory: the first `n` not taken. (In the evcxr
+/// kernel every cell links its own copy of this crate, so this process's
+/// counter starts again at 0 in each cell: a name already on disk, another
+/// cell's server's directory, is skipped, never reused.)
 pub(crate) fn new_dir(kind: &str) -> Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
-    let dir = std::env::temp_dir().join(format!("reshard-{kind}-{}-{}", std::process::id(), next_number()));
-    std::fs::DirBuilder::new()
-        .mode(0o700)
-        .recursive(true)
-        .create(&dir)
-        .map_err(system(format!("create {}", dir.display())))?;
-    Ok(dir)
+    let base = std::env::temp_dir();
+    loop {
+        let dir = base.join(format!("reshard-{kind}-{}-{}", std::process::id(), next_number()));
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(system(format!("create {}", dir.display()))(e)),
+        }
+    }
 }
 
 /// The watchdog: start the program in the background, print its pid, block
@@ -451,6 +456,25 @@ mod tests {
         let redis = Error::ProgramMissing { program: "redis-cli", install: install_hint("redis-cli") }.to_string();
         assert!(redis.contains("apt-get install redis-server") && redis.contains("brew install redis"), "{redis}");
         assert!(find_program("sh").is_ok());
+    }
+
+    #[test]
+    fn a_directory_on_disk_is_skipped_not_reused() {
+        // another copy of this crate (an earlier evcxr cell) made these
+        let next = COUNTER.load(Ordering::Relaxed);
+        let taken: Vec<PathBuf> = (next..next + 20)
+            .map(|n| std::env::temp_dir().join(format!("reshard-skip-{}-{n}", std::process::id())))
+            .collect();
+        for d in &taken {
+            std::fs::create_dir_all(d).unwrap();
+            std::fs::write(d.join("nodes.conf"), "someone else's").unwrap();
+        }
+        let dir = new_dir("skip").unwrap();
+        let fresh = !taken.contains(&dir) && std::fs::read_dir(&dir).unwrap().next().is_none();
+        for d in taken.iter().chain([&dir]) {
+            std::fs::remove_dir_all(d).unwrap();
+        }
+        assert!(fresh, "{} was reused", dir.display());
     }
 
     #[test]
