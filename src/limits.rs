@@ -173,7 +173,9 @@ pub fn current() -> Limits {
 }
 
 /// Put `limits` in force for the whole process and return the ones they
-/// replace. Fails, changing nothing, when a limit is 0 or `max_nodes` is
+/// replace. (In the evcxr Jupyter kernel every cell links its own copy of
+/// this crate, with its own limits: call `set` in the cell that does the
+/// work it allows.) Fails, changing nothing, when a limit is 0 or `max_nodes` is
 /// over 1,048,576 (node indices are 32-bit and a movement matrix holds
 /// nodes² counts).
 pub fn set(limits: Limits) -> Result<Limits> {
