@@ -9,11 +9,13 @@
 //! passes, unless `CI=true`, where a missing program fails the run.
 #![cfg(feature = "proxies")]
 
+#[path = "common/holder.rs"]
+mod holder;
+
 use reshard::live::redis::process_alive;
 use reshard::live::{nginx_version, nutcracker_version, Nginx, NginxConfig, Observed, RedisCluster};
 use reshard::live::{Nutcracker, NutcrackerConfig};
 use reshard::{Error, KeySet};
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -311,10 +313,7 @@ fn child_holds_proxies() {
     }
     let t = Nutcracker::start(&NutcrackerConfig::named(["A", "B", "C"]).unwrap()).unwrap();
     let n = Nginx::start(&NginxConfig::named(["A", "B", "C"]).unwrap()).unwrap();
-    let parts: Vec<String> =
-        t.footprint().iter().chain(&n.footprint()).map(|(p, d)| format!("{p}={}", d.display())).collect();
-    println!("FOOTPRINT {}", parts.join(" "));
-    std::thread::sleep(Duration::from_secs(120));
+    holder::print_and_wait(&[t.footprint(), n.footprint()].concat());
 }
 
 #[test]
@@ -322,24 +321,7 @@ fn the_owner_killed_leaves_nothing() {
     if !proxies_here() {
         return;
     }
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_holds_proxies", "--ignored", "--nocapture", "--test-threads=1"])
-        .env("RESHARD_PROXIES_CHILD", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut left = Vec::new();
-    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
-        let line = line.unwrap();
-        if let Some((_, rest)) = line.split_once("FOOTPRINT ") {
-            for part in rest.split_whitespace() {
-                let (pid, dir) = part.split_once('=').unwrap();
-                left.push((pid.parse::<u32>().unwrap(), PathBuf::from(dir)));
-            }
-            break;
-        }
-    }
+    let (mut child, left) = holder::start_holder("child_holds_proxies", "RESHARD_PROXIES_CHILD");
     // 3 redis-server, nutcracker, nginx master and worker.
     assert!(left.len() >= 6, "the child did not start its proxies: {left:?}");
     assert!(left.iter().all(|(p, d)| process_alive(*p) && d.exists()));

@@ -7,10 +7,12 @@
 //! `CI=true`, where a missing Redis fails the run.
 #![cfg(feature = "redis")]
 
+#[path = "common/holder.rs"]
+mod holder;
+
 use reshard::live::{process_alive, redis_version};
 use reshard::live::{RedisCluster, Snapshot};
 use reshard::{Error, HashWidth, KeySet, Movement, Placement, Slots};
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -156,9 +158,7 @@ fn child_holds_a_cluster() {
         return;
     }
     let cluster = RedisCluster::start(["A", "B", "C"]).unwrap();
-    let parts: Vec<String> = footprint(&cluster).iter().map(|(p, d)| format!("{p}={}", d.display())).collect();
-    println!("FOOTPRINT {}", parts.join(" "));
-    std::thread::sleep(Duration::from_secs(120));
+    holder::print_and_wait(&footprint(&cluster));
 }
 
 #[test]
@@ -166,25 +166,7 @@ fn the_owner_killed_leaves_nothing() {
     if !redis_here() {
         return;
     }
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_holds_a_cluster", "--ignored", "--nocapture", "--test-threads=1"])
-        .env("RESHARD_REDIS_CHILD", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut left = Vec::new();
-    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
-        let line = line.unwrap();
-        // libtest prints "test child_holds_a_cluster ... " before it.
-        if let Some((_, rest)) = line.split_once("FOOTPRINT ") {
-            for part in rest.split_whitespace() {
-                let (pid, dir) = part.split_once('=').unwrap();
-                left.push((pid.parse::<u32>().unwrap(), PathBuf::from(dir)));
-            }
-            break;
-        }
-    }
+    let (mut child, left) = holder::start_holder("child_holds_a_cluster", "RESHARD_REDIS_CHILD");
     assert_eq!(left.len(), 3, "the child did not start its cluster");
     assert!(left.iter().all(|(p, d)| process_alive(*p) && d.exists()));
     child.kill().unwrap(); // SIGKILL: no destructor runs

@@ -57,6 +57,8 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
+#[cfg(feature = "proxies")]
+mod backends;
 pub mod cli;
 pub mod client;
 pub mod cluster;

@@ -413,22 +413,6 @@ pub(crate) fn children_of(pid: u32) -> Vec<u32> {
     out
 }
 
-/// `name` is usable as the name of a proxy's backend: 1 to 64 characters
-/// of `A–Z a–z 0–9 _ - .` (it goes into config files and HTTP bodies as is).
-#[cfg(feature = "proxies")]
-pub(crate) fn check_name(name: &str) -> Result<()> {
-    let ok = (1..=64).contains(&name.len())
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::Invalid(format!(
-            "backend name {name:?}: use 1 to 64 letters, digits, '_', '-' or '.' (it is written into the \
-             proxy's config file as is)"
-        )))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

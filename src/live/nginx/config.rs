@@ -1,7 +1,7 @@
 //! An nginx `upstream` with `hash $arg_key`, and the whole nginx.conf that
 //! runs it with its backends in one private directory.
 
-use crate::live::process::check_name;
+use crate::live::backends::Backends;
 use crate::live::server::HOST;
 use crate::{Error, Result};
 use std::fmt::Write;
@@ -22,7 +22,7 @@ use std::path::Path;
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NginxConfig {
-    servers: Vec<(String, u32)>,
+    servers: Backends,
     consistent: bool,
     /// Servers marked `down`, by name.
     down: Vec<String>,
@@ -36,14 +36,7 @@ impl NginxConfig {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let mut c = NginxConfig { servers: Vec::new(), consistent: true, down: Vec::new() };
-        for n in names {
-            c = c.add_server(n, 1)?;
-        }
-        if c.servers.is_empty() {
-            return Err(Error::NoNodes);
-        }
-        Ok(c)
+        Ok(NginxConfig { servers: Backends::named(names)?, consistent: true, down: Vec::new() })
     }
 
     /// `hash $arg_key consistent;` (ketama-like points, 160 per unit of
@@ -56,20 +49,7 @@ impl NginxConfig {
 
     /// `weight=` of each server in order, integers ≥ 1.
     pub fn with_weights(mut self, weights: impl IntoIterator<Item = u32>) -> Result<NginxConfig> {
-        let w: Vec<u32> = weights.into_iter().collect();
-        if w.len() != self.servers.len() {
-            return Err(Error::LengthMismatch {
-                what: "weights for servers",
-                expected: self.servers.len(),
-                given: w.len(),
-            });
-        }
-        for ((name, old), new) in self.servers.iter_mut().zip(w) {
-            if new == 0 {
-                return Err(Error::BadWeight { node: name.clone(), weight: "0".into() });
-            }
-            *old = new;
-        }
+        self.servers = self.servers.with_weights(weights)?;
         Ok(self)
     }
 
@@ -112,34 +92,19 @@ impl NginxConfig {
 
     /// The same upstream with one more server, `weight` ≥ 1, listed last.
     pub fn add_server(&self, name: impl Into<String>, weight: u32) -> Result<NginxConfig> {
-        let name = name.into();
-        check_name(&name)?;
-        if self.servers.iter().any(|(n, _)| *n == name) {
-            return Err(Error::DuplicateNode(name));
-        }
-        if weight == 0 {
-            return Err(Error::BadWeight { node: name, weight: "0".into() });
-        }
-        let mut c = self.clone();
-        c.servers.push((name, weight));
-        Ok(c)
+        Ok(NginxConfig { servers: self.servers.added(name, weight)?, ..self.clone() })
     }
 
     /// The same upstream without server `name`.
     pub fn remove_server(&self, name: &str) -> Result<NginxConfig> {
-        let at = self.servers.iter().position(|(n, _)| n == name).ok_or_else(|| Error::UnknownNode(name.into()))?;
-        if self.servers.len() == 1 {
-            return Err(Error::LastNode(name.into()));
-        }
-        if self.servers.iter().enumerate().all(|(i, (n, _))| i == at || self.down.contains(n)) {
+        let servers = self.servers.removed(name)?;
+        if servers.iter().all(|(n, _)| self.down.contains(n)) {
             return Err(Error::Invalid(format!(
                 "removing {name} leaves only servers marked down: mark fewer servers down first"
             )));
         }
-        let mut c = self.clone();
-        c.servers.remove(at);
-        c.down.retain(|d| d != name);
-        Ok(c)
+        let down = self.down.iter().filter(|d| *d != name).cloned().collect();
+        Ok(NginxConfig { servers, down, ..self.clone() })
     }
 
     /// The servers: (name, weight), in config order.

@@ -1,6 +1,6 @@
 //! A twemproxy server pool, as its YAML config file says it.
 
-use crate::live::process::check_name;
+use crate::live::backends::Backends;
 use crate::live::server::HOST;
 use crate::schemes::{Placement, TwemDistribution, Twemproxy};
 use crate::{Error, Result};
@@ -47,7 +47,7 @@ pub const HASHES: [&str; 12] = [
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NutcrackerConfig {
-    servers: Vec<(String, u32)>,
+    servers: Backends,
     names_in_config: bool,
     distribution: &'static str,
     hash: &'static str,
@@ -68,8 +68,8 @@ impl NutcrackerConfig {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let mut c = NutcrackerConfig {
-            servers: Vec::new(),
+        Ok(NutcrackerConfig {
+            servers: Backends::named(names)?,
             names_in_config: true,
             distribution: "ketama",
             hash: "fnv1a_64",
@@ -79,14 +79,7 @@ impl NutcrackerConfig {
             server_retry_timeout: 30_000,
             preconnect: false,
             timeout: None,
-        };
-        for n in names {
-            c = c.add_server(n, 1)?;
-        }
-        if c.servers.is_empty() {
-            return Err(Error::NoNodes);
-        }
-        Ok(c)
+        })
     }
 
     /// The pool a [`Twemproxy`] scheme describes — its servers' names and
@@ -128,46 +121,17 @@ impl NutcrackerConfig {
 
     /// The same pool with one more server, `weight` ≥ 1, listed last.
     pub fn add_server(&self, name: impl Into<String>, weight: u32) -> Result<NutcrackerConfig> {
-        let name = name.into();
-        check_name(&name)?;
-        if self.servers.iter().any(|(n, _)| *n == name) {
-            return Err(Error::DuplicateNode(name));
-        }
-        if weight == 0 {
-            return Err(Error::BadWeight { node: name, weight: "0".into() });
-        }
-        let mut c = self.clone();
-        c.servers.push((name, weight));
-        Ok(c)
+        Ok(NutcrackerConfig { servers: self.servers.added(name, weight)?, ..self.clone() })
     }
 
     /// The same pool without server `name`.
     pub fn remove_server(&self, name: &str) -> Result<NutcrackerConfig> {
-        let at = self.servers.iter().position(|(n, _)| n == name).ok_or_else(|| Error::UnknownNode(name.into()))?;
-        if self.servers.len() == 1 {
-            return Err(Error::LastNode(name.into()));
-        }
-        let mut c = self.clone();
-        c.servers.remove(at);
-        Ok(c)
+        Ok(NutcrackerConfig { servers: self.servers.removed(name)?, ..self.clone() })
     }
 
     /// Integer weights ≥ 1, one per server in order (`host:port:WEIGHT`).
     pub fn with_weights(mut self, weights: impl IntoIterator<Item = u32>) -> Result<NutcrackerConfig> {
-        let w: Vec<u32> = weights.into_iter().collect();
-        if w.len() != self.servers.len() {
-            return Err(Error::LengthMismatch {
-                what: "weights for servers",
-                expected: self.servers.len(),
-                given: w.len(),
-            });
-        }
-        for ((name, old), new) in self.servers.iter_mut().zip(w) {
-            if new == 0 {
-                return Err(Error::BadWeight { node: name.clone(), weight: "0".into() });
-            }
-            *old = new;
-        }
+        self.servers = self.servers.with_weights(weights)?;
         Ok(self)
     }
 
@@ -276,7 +240,7 @@ impl NutcrackerConfig {
             let _ = writeln!(y, "  timeout: {t}");
         }
         y.push_str("  servers:\n");
-        for (name, weight) in &self.servers {
+        for (name, weight) in self.servers.iter() {
             let port = ports.get(name.as_str()).copied().unwrap_or(0);
             let _ = write!(y, "   - {HOST}:{port}:{weight}");
             if self.names_in_config {

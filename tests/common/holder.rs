@@ -1,0 +1,42 @@
+//! Live servers held by a child test process, for the tests that SIGKILL
+//! their owner: the child prints the servers' footprint (pid and directory
+//! of each) and waits to be killed; the parent reads it back.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+/// In the child: print `FOOTPRINT pid=dir …` for the parent, then wait to
+/// be killed.
+pub fn print_and_wait(footprint: &[(u32, PathBuf)]) {
+    let parts: Vec<String> = footprint.iter().map(|(p, d)| format!("{p}={}", d.display())).collect();
+    println!("FOOTPRINT {}", parts.join(" "));
+    std::thread::sleep(Duration::from_secs(120));
+}
+
+/// In the parent: run this test binary's ignored test `holder` (which
+/// returns at once unless `env` is set) in a child process, and return the
+/// child with the footprint it printed.
+pub fn start_holder(holder: &str, env: &str) -> (Child, Vec<(u32, PathBuf)>) {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", holder, "--ignored", "--nocapture", "--test-threads=1"])
+        .env(env, "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut held = Vec::new();
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        // libtest prints "test <holder> ... " before it.
+        if let Some((_, rest)) = line.split_once("FOOTPRINT ") {
+            for part in rest.split_whitespace() {
+                let (pid, dir) = part.split_once('=').unwrap();
+                held.push((pid.parse::<u32>().unwrap(), PathBuf::from(dir)));
+            }
+            break;
+        }
+    }
+    (child, held)
+}
