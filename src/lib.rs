@@ -5,7 +5,8 @@
 //! *Designing Data-Intensive Applications* ch. 7 and the tutorials built on
 //! it: `hash % N` ([`Modulo`]), the consistent-hash [`Ring`] with virtual
 //! nodes, [`Rendezvous`] hashing, [`FixedShards`], and what real systems
-//! use ([`Jump`], Redis [`Slots`], [`Maglev`], [`Ketama`], [`Bounded`] loads).
+//! use ([`Jump`], Redis [`Slots`], [`Maglev`], [`Ketama`], [`Bounded`] loads,
+//! twemproxy's pools as [`Twemproxy`] and nginx's `hash` upstreams as [`NginxHash`]).
 //!
 //! The crate has three floors, and a lower floor never imports a higher one:
 //!
@@ -22,8 +23,9 @@
 //!   (feature `charts`).
 //!
 //! Beside them, [`tutor`] sets each source document's figures beside this
-//! crate's ("document 89,813 · measured 89,813 ✓"), and `live` (feature
-//! `redis`) starts real servers to watch the predictions come true. Keys are
+//! crate's ("document 89,813 · measured 89,813 ✓"), and `live` (features
+//! `redis` and `proxies`) starts real servers — a Redis Cluster, twemproxy,
+//! nginx — to watch the predictions come true. Keys are
 //! hashed once with md5 ([`HashWidth`]) into [`HashedKeys`], which carry
 //! their width.
 //!
