@@ -16,8 +16,8 @@ use reshard::live::redis::process_alive;
 use reshard::live::{nginx_version, nutcracker_version, Nginx, NginxConfig, Observed, RedisCluster};
 use reshard::live::{Nutcracker, NutcrackerConfig};
 use reshard::{Error, KeySet};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// False (after saying why) when a program is missing and this is not CI.
@@ -35,27 +35,7 @@ fn proxies_here() -> bool {
     }
 }
 
-/// Wait (up to 10 s) until none of these processes or directories exists,
-/// and `pgrep -f` finds no process naming one of the directories.
-fn assert_gone(left: &[(u32, PathBuf)]) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let alive: Vec<&(u32, PathBuf)> = left
-            .iter()
-            .filter(|(pid, dir)| process_alive(*pid) || dir.exists() || pgrep(&dir.display().to_string()))
-            .collect();
-        if alive.is_empty() {
-            return;
-        }
-        assert!(Instant::now() < deadline, "left behind: {alive:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// True when some process's command line contains `text`.
-fn pgrep(text: &str) -> bool {
-    Command::new("pgrep").args(["-f", "--", text]).stdout(Stdio::null()).status().is_ok_and(|s| s.success())
-}
+use holder::assert_gone;
 
 /// `redis-cli -p port args…`, trimmed: an answer from outside the crate.
 fn redis_cli(port: u16, args: &[&str]) -> String {

@@ -37,19 +37,7 @@ fn footprint(c: &RedisCluster) -> Vec<(u32, PathBuf)> {
     c.names().iter().map(|n| (c.pid(n).unwrap(), c.dir(n).unwrap())).collect()
 }
 
-/// Wait (up to 10 s) until none of these processes or directories exists.
-fn assert_gone(left: &[(u32, PathBuf)]) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let alive: Vec<&(u32, PathBuf)> =
-            left.iter().filter(|(pid, dir)| process_alive(*pid) || dir.exists()).collect();
-        if alive.is_empty() {
-            return;
-        }
-        assert!(Instant::now() < deadline, "left behind: {alive:?}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
+use holder::assert_gone;
 
 #[test]
 fn grow_and_shrink_exactly_as_predicted() {

@@ -1,11 +1,36 @@
 //! Live servers held by a child test process, for the tests that SIGKILL
 //! their owner: the child prints the servers' footprint (pid and directory
-//! of each) and waits to be killed; the parent reads it back.
+//! of each) and waits to be killed; the parent reads it back and checks
+//! that nothing is left.
 
+use reshard::live::process_alive;
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// Within 10 s, every process of the footprint has exited, its directory is
+/// gone, and no process's command line names the directory (a child the
+/// program forked, such as an nginx worker).
+pub fn assert_gone(left: &[(u32, PathBuf)]) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let alive: Vec<&(u32, PathBuf)> = left
+            .iter()
+            .filter(|(pid, dir)| process_alive(*pid) || dir.exists() || pgrep(&dir.display().to_string()))
+            .collect();
+        if alive.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "left behind: {alive:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Some process's command line contains `text`.
+fn pgrep(text: &str) -> bool {
+    Command::new("pgrep").args(["-f", "--", text]).stdout(Stdio::null()).status().is_ok_and(|s| s.success())
+}
 
 /// In the child: print `FOOTPRINT pid=dir …` for the parent, then wait to
 /// be killed.
