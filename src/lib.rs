@@ -203,5 +203,5 @@ pub mod notebook {
     #[cfg(feature = "charts")]
     pub use crate::present::{failure_chart, load_chart, Figure};
     // the tutor: the documents' figures beside this crate's, guesses, quizzes
-    pub use crate::tutor::{Check, Checks, Guess, Params, Quiz};
+    pub use crate::tutor::{exercises, Check, Checks, Guess, Params, Predictions, Quiz};
 }

@@ -92,7 +92,7 @@ fn measured_pct(share: f64) -> String {
 }
 
 /// A share as the reader wrote it: `0.09` → `"9%"`, `0.095` → `"9.5%"`.
-fn short_pct(share: f64) -> String {
+pub(crate) fn short_pct(share: f64) -> String {
     let p = 100.0 * share;
     if !p.is_finite() {
         return format!("{p} (not a percentage: write e.g. Guess::percent(9.0))");

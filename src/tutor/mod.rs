@@ -4,11 +4,14 @@
 //! The tutor uses every floor below it; nothing uses the tutor.
 
 pub mod check;
+pub mod exercises;
 pub mod guess;
 pub mod observed;
 pub mod params;
+pub mod predictions;
 pub mod reproduce;
 
 pub use check::{Check, Checks, Theory, Verdict};
 pub use guess::{Guess, Quiz};
 pub use params::{Param, Params};
+pub use predictions::{Measured, Prediction, Predictions};

@@ -14,11 +14,11 @@ NOTEBOOKS = sorted(nbrun.NOTEBOOKS_DIR.glob("*.ipynb"))
 
 # Notebooks that start real servers: the programs they need, and how to install them.
 NEEDS = {
-    "05-a-real-redis-cluster.ipynb": (
+    "06-a-real-redis-cluster.ipynb": (
         ("redis-server", "redis-cli"),
         "Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis",
     ),
-    "07-proxies-twemproxy-and-nginx.ipynb": (
+    "08-proxies-twemproxy-and-nginx.ipynb": (
         ("nutcracker", "nginx", "redis-server"),
         "Debian/Ubuntu: apt-get install nutcracker nginx redis-server; "
         "macOS: brew install twemproxy nginx redis",

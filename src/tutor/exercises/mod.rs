@@ -1,0 +1,139 @@
+//! Exercises: the learner writes a placement step themselves, and the crate
+//! runs it on thousands of inputs (edge cases first: the wrap-around, an
+//! empty hash tag, ties) beside its own answer.
+//!
+//! A check returns a [`Report`]: ✓ with the count of inputs that agree, or
+//! the first input where the two answers differ, with both. A notebook's
+//! check cell prints it and asserts it passed, so a grader counts a wrong
+//! answer (and a `todo!()` stub) as a failure:
+//!
+//! ```
+//! use reshard::tutor::exercises::Report;
+//! let cases = (0u64..1000).map(|n| (format!("n = {n}"), n % 7));
+//! let right = Report::compare("n % 7", cases.clone(), |i| i as u64 % 7);
+//! assert!(right.passed());
+//! assert_eq!(right.to_string(), "✓ n % 7: your function agrees with the crate on all 1,000 inputs\n");
+//! let wrong = Report::compare("n % 7", cases, |i| (i as u64 + 1) % 7);
+//! assert!(!wrong.passed());
+//! assert!(wrong.to_string().contains("n = 0: yours 1, the crate's 0"), "{wrong}");
+//! ```
+
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use crate::present::thousands;
+
+/// The first input on which the learner's answer and the crate's differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Difference {
+    /// The input, described (e.g. `key "user:17" (hash 0x1f…)`).
+    pub input: String,
+    /// The learner's answer, or what went wrong (a panic's message).
+    pub yours: String,
+    /// The crate's answer.
+    pub expected: String,
+    /// How many inputs agreed before this one.
+    pub agreed_before: usize,
+}
+
+/// The outcome of an exercise's check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    title: String,
+    inputs: usize,
+    difference: Option<Difference>,
+}
+
+impl Report {
+    /// Run `yours` on every input, in order, against the expected answers:
+    /// `cases` yields (a description of input i, the crate's answer), and
+    /// `yours(i)` is the learner's answer for input i. Stops at the first
+    /// difference. A panic in `yours` (a `todo!()`, an index out of bounds)
+    /// is caught and reported as the difference.
+    pub fn compare<T, I, F>(title: &str, cases: I, mut yours: F) -> Report
+    where
+        T: PartialEq + fmt::Debug,
+        I: IntoIterator<Item = (String, T)>,
+        F: FnMut(usize) -> T,
+    {
+        let mut inputs = 0;
+        for (i, (input, expected)) in cases.into_iter().enumerate() {
+            inputs += 1;
+            let got = catch_unwind(AssertUnwindSafe(|| yours(i)));
+            let yours = match got {
+                Ok(v) if v == expected => continue,
+                Ok(v) => format!("{v:?}"),
+                Err(p) => format!("panicked: {}", panic_message(&*p)),
+            };
+            let difference = Difference { input, yours, expected: format!("{expected:?}"), agreed_before: i };
+            return Report { title: title.to_string(), inputs, difference: Some(difference) };
+        }
+        Report { title: title.to_string(), inputs, difference: None }
+    }
+
+    /// True when every input agreed (and there was at least one).
+    pub fn passed(&self) -> bool {
+        self.difference.is_none() && self.inputs > 0
+    }
+
+    /// The first difference, if any.
+    pub fn difference(&self) -> Option<&Difference> {
+        self.difference.as_ref()
+    }
+
+    /// How many inputs were tried (up to and including the first difference).
+    pub fn inputs(&self) -> usize {
+        self.inputs
+    }
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.difference {
+            None if self.inputs == 0 => writeln!(f, "✗ {}: nothing was checked (no inputs)", self.title),
+            None => writeln!(
+                f,
+                "✓ {}: your function agrees with the crate on all {} inputs",
+                self.title,
+                thousands(self.inputs as u64)
+            ),
+            Some(d) => writeln!(
+                f,
+                "✗ {}: first difference at {}: yours {}, the crate's {} ({} inputs agreed before it)",
+                self.title,
+                d.input,
+                d.yours,
+                d.expected,
+                thousands(d.agreed_before as u64)
+            ),
+        }
+    }
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(a panic without a message)".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_todo_stub_is_a_difference_not_a_crash() {
+        let r = Report::compare("stub", [("x".to_string(), 1u32)], |_| -> u32 { todo!() });
+        assert!(!r.passed());
+        assert!(r.to_string().contains("panicked: not yet implemented"), "{r}");
+    }
+
+    #[test]
+    fn no_inputs_is_not_a_pass() {
+        let r = Report::compare("empty", Vec::<(String, u8)>::new(), |_| 0);
+        assert!(!r.passed());
+    }
+}

@@ -1,0 +1,290 @@
+//! The reader's predictions, kept: each guess beside its measurement, in the
+//! notebook's kernel (a `Predictions` variable) and in a small file beside
+//! the notebook, so a restarted kernel or a later session still has them.
+//! A lab closes with [`Predictions::table`]: "your predictions".
+//!
+//! ```
+//! use reshard::tutor::{Guess, Predictions};
+//! let mut book = Predictions::in_memory("01");
+//! let line = book.share("share moved, 10 → 11", Guess::percent(9.0), 0.9091);
+//! assert_eq!(line, "prediction · share moved, 10 → 11: your guess 9% · measured 90.9%\n");
+//! let line = book.count("keys on the emptiest node", Guess::none(), 1_234);
+//! assert_eq!(line, "prediction · keys on the emptiest node: no guess written · measured 1,234\n");
+//! let table = book.table().to_string();
+//! assert!(table.contains("−81.9 points"), "{table}");
+//! ```
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::present::tables::{shows_as_table, Table};
+use crate::present::{pct, thousands};
+use crate::tutor::guess::{short_pct, Guess};
+
+/// What a prediction was measured against: a share or a count.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Measured {
+    /// A share of the keys (0.0909 is 9.09%).
+    Share(f64),
+    /// A number of keys, nodes, shards…
+    Count(u64),
+}
+
+/// One prediction: what was asked (a short label), the guess, the measurement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prediction {
+    /// A short label of the question, e.g. "share moved, 10 → 11".
+    pub label: String,
+    /// The reader's guess (`Guess::None` when none was written).
+    pub guess: Guess,
+    /// This run's figure.
+    pub measured: Measured,
+}
+
+/// The reader's predictions in one lab, in the order first asked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Predictions {
+    lab: String,
+    file: Option<PathBuf>,
+    rows: Vec<Prediction>,
+    trouble: Option<String>,
+}
+
+impl Predictions {
+    /// The predictions of lab `lab` (e.g. `"01"`), kept in
+    /// `{lab}.predictions.tsv` in the current folder (the notebook's own,
+    /// in Jupyter): earlier guesses found there are read back. A file that
+    /// cannot be read or written is reported in [`Predictions::table`]'s
+    /// note, and the guesses are then kept in the kernel only.
+    pub fn open(lab: &str) -> Predictions {
+        Predictions::at(lab, PathBuf::from(format!("{}.predictions.tsv", file_safe(lab))))
+    }
+
+    /// Like [`Predictions::open`], with the file given.
+    pub fn at(lab: &str, file: impl AsRef<Path>) -> Predictions {
+        let file = file.as_ref().to_path_buf();
+        let mut book = Predictions { lab: lab.to_string(), file: Some(file.clone()), rows: Vec::new(), trouble: None };
+        match std::fs::read_to_string(&file) {
+            Ok(text) => book.rows = text.lines().filter_map(parse_row).collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => book.trouble = Some(format!("could not read {}: {e}", file.display())),
+        }
+        book
+    }
+
+    /// Predictions kept in the kernel only (no file).
+    pub fn in_memory(lab: &str) -> Predictions {
+        Predictions { lab: lab.to_string(), file: None, rows: Vec::new(), trouble: None }
+    }
+
+    /// Record a guessed share against the measured one and return the line
+    /// an Observe cell prints: `"prediction · {label}: your guess 9% ·
+    /// measured 90.9%\n"` (or `no guess written`). Asking the same label
+    /// again replaces the earlier row.
+    pub fn share(&mut self, label: &str, guess: Guess, measured: f64) -> String {
+        self.record(label, guess, Measured::Share(measured))
+    }
+
+    /// Record a guessed count against the measured one (see [`Predictions::share`]).
+    pub fn count(&mut self, label: &str, guess: Guess, measured: u64) -> String {
+        self.record(label, guess, Measured::Count(measured))
+    }
+
+    /// The predictions recorded so far.
+    pub fn rows(&self) -> &[Prediction] {
+        &self.rows
+    }
+
+    fn record(&mut self, label: &str, guess: Guess, measured: Measured) -> String {
+        let label = label.replace(['\t', '\n'], " ");
+        let row = Prediction { label: label.clone(), guess, measured };
+        match self.rows.iter_mut().find(|r| r.label == label) {
+            Some(r) => *r = row,
+            None => self.rows.push(row),
+        }
+        self.save();
+        let yours = match guess {
+            Guess::None => "no guess written".to_string(),
+            g => format!("your guess {}", show_guess(g)),
+        };
+        format!("prediction · {label}: {yours} · measured {}\n", show_measured(measured))
+    }
+
+    fn save(&mut self) {
+        let Some(file) = &self.file else { return };
+        let mut text = String::from("# label\tguess\tmeasured (written by reshard::tutor::Predictions)\n");
+        for r in &self.rows {
+            let _ = writeln!(text, "{}\t{}\t{}", r.label, guess_field(r.guess), measured_field(r.measured));
+        }
+        if let Err(e) = std::fs::write(file, text) {
+            self.trouble = Some(format!("could not write {}: {e}", file.display()));
+        }
+    }
+
+    /// "Your predictions": every question asked so far, the guess, the
+    /// measurement and how far off the guess was.
+    pub fn table(&self) -> Table {
+        let mut t = Table::new(
+            format!("your predictions · lab {}", self.lab),
+            ["question", "your guess", "measured", "off by"],
+        );
+        for r in &self.rows {
+            let off = match (r.guess, r.measured) {
+                (Guess::None, _) => String::new(),
+                (Guess::Share(g), Measured::Share(m)) => format!("{} points", signed(100.0 * (g - m), 1)),
+                (Guess::Count(g), Measured::Count(m)) => count_off(g, m),
+                (Guess::Share(_), Measured::Count(_)) => "(a share guessed for a count)".into(),
+                (Guess::Count(_), Measured::Share(_)) => "(a count guessed for a share)".into(),
+            };
+            let yours = if r.guess == Guess::None { "—".to_string() } else { show_guess(r.guess) };
+            t.row([r.label.clone(), yours, show_measured(r.measured), off]);
+        }
+        if self.rows.is_empty() {
+            t.note("no prediction recorded yet: run the cells under each Predict");
+        }
+        match (&self.trouble, &self.file) {
+            (Some(trouble), _) => t.note(format!("{trouble}; the guesses are kept in this kernel only")),
+            (None, Some(file)) => t.note(format!("kept in {}", file.display())),
+            (None, None) => t.note("kept in this kernel only"),
+        };
+        t
+    }
+}
+
+shows_as_table!(Predictions);
+
+fn file_safe(lab: &str) -> String {
+    let s: String =
+        lab.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect();
+    if s.is_empty() {
+        "lab".into()
+    } else {
+        s
+    }
+}
+
+fn show_guess(g: Guess) -> String {
+    match g {
+        Guess::None => "—".into(),
+        Guess::Share(s) => short_pct(s),
+        Guess::Count(n) => thousands(n),
+    }
+}
+
+fn show_measured(m: Measured) -> String {
+    match m {
+        Measured::Share(s) if (100.0 * s).is_finite() => pct(s, 1),
+        Measured::Share(s) => format!("{s} (not a share)"),
+        Measured::Count(n) => thousands(n),
+    }
+}
+
+fn signed(x: f64, decimals: usize) -> String {
+    if !x.is_finite() {
+        return format!("{x}");
+    }
+    let s = format!("{:.*}", decimals, x.abs());
+    if s.chars().all(|c| c == '0' || c == '.') {
+        s
+    } else if x < 0.0 {
+        format!("−{s}")
+    } else {
+        format!("+{s}")
+    }
+}
+
+fn count_off(g: u64, m: u64) -> String {
+    let d = if g >= m { format!("+{}", thousands(g - m)) } else { format!("−{}", thousands(m - g)) };
+    if g == m {
+        "0".into()
+    } else if m == 0 {
+        d
+    } else {
+        format!("{d} ({}×)", fixed_ratio(g as f64 / m as f64))
+    }
+}
+
+fn fixed_ratio(r: f64) -> String {
+    if r >= 10.0 {
+        format!("{r:.0}")
+    } else {
+        format!("{r:.2}")
+    }
+}
+
+fn guess_field(g: Guess) -> String {
+    match g {
+        Guess::None => "-".into(),
+        Guess::Share(s) => format!("share:{s}"),
+        Guess::Count(n) => format!("count:{n}"),
+    }
+}
+
+fn measured_field(m: Measured) -> String {
+    match m {
+        Measured::Share(s) => format!("share:{s}"),
+        Measured::Count(n) => format!("count:{n}"),
+    }
+}
+
+fn parse_row(line: &str) -> Option<Prediction> {
+    if line.starts_with('#') {
+        return None;
+    }
+    let mut f = line.split('\t');
+    let (label, guess, measured) = (f.next()?, f.next()?, f.next()?);
+    let guess = match guess.split_once(':') {
+        None => Guess::None,
+        Some(("share", v)) => Guess::Share(v.parse().ok()?),
+        Some(("count", v)) => Guess::Count(v.parse().ok()?),
+        Some(_) => return None,
+    };
+    let measured = match measured.split_once(':')? {
+        ("share", v) => Measured::Share(v.parse().ok()?),
+        ("count", v) => Measured::Count(v.parse().ok()?),
+        _ => return None,
+    };
+    Some(Prediction { label: label.to_string(), guess, measured })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_in_a_file_and_read_back() {
+        let dir = std::env::temp_dir().join(format!("reshard-predictions-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("01.predictions.tsv");
+        let _ = std::fs::remove_file(&file);
+        let mut book = Predictions::at("01", &file);
+        book.share("share moved", Guess::percent(25.0), 0.75);
+        book.count("emptiest node", Guess::count(90), 100);
+        book.share("share moved", Guess::percent(70.0), 0.75); // asked again: replaced
+        let again = Predictions::at("01", &file);
+        assert_eq!(again.rows(), book.rows());
+        assert_eq!(again.rows().len(), 2);
+        assert_eq!(again.rows()[0].guess, Guess::Share(0.7));
+        let t = again.table().to_string();
+        assert!(t.contains("−5.0 points") && t.contains("−10 (0.90×)"), "{t}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_unwritable_file_keeps_the_guess_in_the_kernel() {
+        let mut book = Predictions::at("02", "/nonexistent-dir/02.predictions.tsv");
+        book.count("churn", Guess::count(0), 0);
+        assert_eq!(book.rows().len(), 1);
+        assert!(book.table().to_string().contains("kernel only"));
+    }
+
+    #[test]
+    fn odd_labels_and_values_never_panic() {
+        let mut book = Predictions::in_memory("");
+        book.share("a\tb\nc", Guess::percent(f64::NAN), f64::INFINITY);
+        book.count("x", Guess::count(u64::MAX), 0);
+        book.count("y", Guess::percent(3.0), 7);
+        let t = book.table().to_string();
+        assert!(t.contains("a b c") && t.contains("a share guessed for a count"), "{t}");
+    }
+}
