@@ -1,6 +1,8 @@
 # reshard: Rust crate + Jupyter notebooks on the evcxr Rust kernel.
 #
-#   make lab        check the machine, set up (first time only), then JupyterLab on notebooks/
+#   make lab        set up (first time only), then JupyterLab on your own copies of the labs (workspace/)
+#   make lab-teacher   JupyterLab on notebooks/, the teacher's edition (every output and answer)
+#   make lab-restart LAB=03   start lab 03 over in workspace/ (your copy is kept, dated, in workspace/backups/)
 #   make test       rustfmt, cargo test (notebook features, none, default), clippy, set-up and notebook checks
 #   make notebooks  re-execute notebooks/*.ipynb in place (commit the result)
 #   make handouts   teacher and student editions of every notebook: handouts/{teacher,student} (HTML, PDF, .ipynb)
@@ -9,6 +11,7 @@
 #   make setup      venv + evcxr_jupyter + Rust kernelspec (idempotent)
 #   make doctor     is everything there? one screen, with the fix for each problem
 #   make bench-notebooks   time each notebook on a restarted kernel (cold and warm cache)
+#   make nbgrader   nbgrader 0.9.6 into the venv, for teaching a course (README: "Teaching a course with nbgrader")
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -29,12 +32,12 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 # Steps run in the order written, even under -j.
 .NOTPARALLEL:
 
-.PHONY: help setup evcxr kernel doctor lab test fmt cargo-test clippy setup-test nbtest notebooks handouts check index bench-notebooks clean
+.PHONY: help setup evcxr kernel labsettings doctor lab lab-teacher lab-restart nbgrader test fmt cargo-test clippy setup-test nbtest notebooks handouts check index bench-notebooks clean
 
 help:
-	@sed -n '3,12s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
+	@sed -n '3,14s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
 
-setup: $(VENV_STAMP) evcxr kernel
+setup: $(VENV_STAMP) evcxr kernel labsettings
 
 # Re-run pip whenever requirements.txt changes.
 $(VENV_STAMP): $(REQUIREMENTS)
@@ -77,14 +80,43 @@ kernel: $(VENV_STAMP) evcxr
 doctor:
 	@$(PYTHON) scripts/doctor.py
 
+# JupyterLab's settings for this project (kernel/jupyterlab-overrides.json, copied into the
+# venv where JupyterLab reads them): no news or update pop-up over the lab on first start.
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+labsettings: $(LAB_OVERRIDES)
+$(LAB_OVERRIDES): kernel/jupyterlab-overrides.json $(VENV_STAMP)
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+JUPYTER_LAB = $(VENV)/bin/jupyter lab --no-browser --ip=127.0.0.1 \
+	  $$( [ "$$(id -u)" = 0 ] && echo --allow-root || true )
+
+# The learner's edition: your own copies in workspace/ (made once, never overwritten;
+# scripts/workspace.py), opened on the index.
 lab:
 	@$(PYTHON) scripts/doctor.py --before-setup --problems-only
 	@$(MAKE) --no-print-directory setup
 	@$(PYTHON) scripts/doctor.py --problems-only
-	@mkdir -p notebooks
-	@echo "Starting JupyterLab on notebooks/; open the http://127.0.0.1:... URL with the token printed below."
-	$(VENV)/bin/jupyter lab --no-browser --ip=127.0.0.1 --ServerApp.root_dir=$(CURDIR)/notebooks \
-	  $$( [ "$$(id -u)" = 0 ] && echo --allow-root || true )
+	@$(VPY) scripts/workspace.py sync
+	@echo "Starting JupyterLab on workspace/; open the http://127.0.0.1:... URL with the token printed below."
+	$(JUPYTER_LAB) --ServerApp.root_dir=$(CURDIR)/workspace --ServerApp.default_url=/lab/tree/00-index.ipynb
+
+# The teacher's edition: the committed notebooks, every output and answer shown.
+lab-teacher: setup
+	@echo "Starting JupyterLab on notebooks/ (the teacher's edition; your edits there are yours to commit or not)."
+	$(JUPYTER_LAB) --ServerApp.root_dir=$(CURDIR)/notebooks --ServerApp.default_url=/lab/tree/00-index.ipynb
+
+lab-restart: $(VENV_STAMP)
+	@$(VPY) scripts/workspace.py restart "$(LAB)"
+
+# nbgrader (README: "Teaching a course with nbgrader"): installed into the venv only when
+# asked for (this target, or the nbgrader test), pinned in requirements-nbgrader.txt; its
+# JupyterLab panels are switched off so a learner's `make lab` looks as before.
+NBGRADER_STAMP := $(VENV)/.nbgrader.stamp
+nbgrader: $(NBGRADER_STAMP)
+$(NBGRADER_STAMP): requirements-nbgrader.txt $(VENV_STAMP)
+	$(VPY) scripts/course.py install
+	@touch $@
 
 test: setup fmt cargo-test clippy setup-test nbtest
 

@@ -25,6 +25,13 @@ EVCXR_CONFIG_DIR a directory with an init.evcxr made of kernel/init.evcxr follow
                  copied too), so your evcxr settings still apply and win.
                  Unchanged if already set (the notebook tests set their own).
 
+RESHARD_KERNEL_THROWAWAY=1  (set by the tests for notebooks they copy into a temporary
+                 folder) no kept build directory: evcxr's own throwaway one. Anything else,
+                 wherever the checkout lies (a clone under /tmp too), keeps its build.
+RESHARD_GRADING=1  (set by nbgrader/nbgrader_config.py for `nbgrader autograde`) adds
+                 `:preserve_vars_on_panic 0` last, so a panicking check cell is an error
+                 the grader sees, not a success with a message on stderr.
+
 Also `launch.py --install --evcxr PATH --prefix DIR` writes the kernelspec.
 Delete ~/.cache/reshard/kernels at any time to get the disk space back.
 """
@@ -97,7 +104,13 @@ def claim_slot(folder: Path):
     return None, None
 
 
-def write_config(dest: Path) -> None:
+GRADING_INIT = (
+    "\n// RESHARD_GRADING=1 (nbgrader's autograde, see README): a panic fails its cell, so a\n"
+    "// failed check or a todo!() stub costs the points instead of passing silently.\n"
+    ":preserve_vars_on_panic 0\n")
+
+
+def write_config(dest: Path, grading: bool = False) -> None:
     """kernel/init.evcxr, then the reader's own init.evcxr; their prelude and toml."""
     dest.mkdir(parents=True, exist_ok=True)
     parts = [f"// written by {Path(__file__).name} at kernel start: {INIT} then your own init.evcxr\n",
@@ -105,6 +118,8 @@ def write_config(dest: Path) -> None:
     own = user_evcxr_config_dir()
     if (own / "init.evcxr").is_file():
         parts.append(f"\n// from {own / 'init.evcxr'}\n" + (own / "init.evcxr").read_text(encoding="utf-8"))
+    if grading:
+        parts.append(GRADING_INIT)  # last: a grader's setting wins over the reader's own
     (dest / "init.evcxr").write_text("".join(parts), encoding="utf-8")
     for name in ("prelude.rs", "evcxr.toml"):
         if (own / name).is_file():
@@ -175,21 +190,22 @@ def launch(evcxr_given: str | None, evcxr_args: list[str]) -> int:
     cargo_bin = str(Path.home() / ".cargo" / "bin")
     if cargo_bin not in env.get("PATH", "").split(os.pathsep):
         env["PATH"] = env.get("PATH", "") + os.pathsep + cargo_bin  # cargo, rustc under rustup
+    grading = env.get("RESHARD_GRADING") == "1"
     cwd = Path.cwd().resolve()
-    if cwd.is_relative_to(Path(tempfile.gettempdir()).resolve()):
-        slot, _lock = None, None  # a notebook in a temporary folder (tests): nothing worth keeping
-    else:
+    if env.get("RESHARD_KERNEL_THROWAWAY") == "1":
+        slot, _lock = None, None  # a test's notebook in a temporary folder: nothing worth keeping
+    else:  # wherever the checkout lies (a clone under /tmp too): keep the build
         slot, _lock = claim_slot(kernels_root() / folder_key(cwd))
     if slot is not None:
         if "EVCXR_TMPDIR" not in env:
             env["EVCXR_TMPDIR"] = str(slot / "build")
             write_cell_profile(slot, env.get("RESHARD_CELL_OPT"))
         if "EVCXR_CONFIG_DIR" not in env:
-            write_config(slot / "config")
+            write_config(slot / "config", grading)
             env["EVCXR_CONFIG_DIR"] = str(slot / "config")
     elif "EVCXR_CONFIG_DIR" not in env:
         conf = Path(tempfile.mkdtemp(prefix="reshard-evcxr-config-"))
-        write_config(conf)
+        write_config(conf, grading)
         env["EVCXR_CONFIG_DIR"] = str(conf)
     if env.get("EVCXR_TMPDIR") and sys.platform != "darwin" and os.name != "nt":
         # evcxr 0.22 loads each cell's libcode_N.so from target/<host>/debug/, but rustc

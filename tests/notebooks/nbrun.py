@@ -88,9 +88,13 @@ def cell_label(nb, index: int) -> str:
     return f"cell {index} (`{first}`)"
 
 
-def kernel_env() -> dict:
+def kernel_env(cwd: Path | None = None) -> dict:
     env = dict(os.environ)
     env["EVCXR_CONFIG_DIR"] = str(EVCXR_CONFIG_DIR)
+    if cwd is not None and not Path(cwd).resolve().is_relative_to(REPO):
+        # a copy in a test's temporary folder: no kept build for a folder used once
+        # (kernel/launch.py; a checkout anywhere else keeps its build)
+        env["RESHARD_KERNEL_THROWAWAY"] = "1"
     cargo_bin = Path.home() / ".cargo" / "bin"
     if str(cargo_bin) not in env.get("PATH", "").split(os.pathsep):
         env["PATH"] = str(cargo_bin) + os.pathsep + env.get("PATH", "")
@@ -120,7 +124,7 @@ def execute(path: Path | str, cwd: Path | str | None = None, *, quiet: bool = Fa
     if not quiet:
         print(f"[nbrun] executing {_rel(path)} (kernel cwd {_rel(cwd)})", file=sys.stderr, flush=True)
     try:
-        client.execute(cwd=str(cwd), env=kernel_env())
+        client.execute(cwd=str(cwd), env=kernel_env(cwd))
     except CellTimeoutError as e:
         raise NotebookRunError(
             f"{_rel(path)}: a cell timed out after {CELL_TIMEOUT}s "

@@ -1,0 +1,112 @@
+"""The nbgrader round trip on the Rust kernel (README: "Teaching a course with nbgrader").
+
+nbgrader (pinned in requirements-nbgrader.txt) is installed into the project venv if missing.
+A course directory is made from lab 01 (scripts/course.py), `nbgrader generate_assignment`
+replaces the exercise's model solution by the stub, two students submit, and `nbgrader
+autograde` runs both on the Rust kernel: the model solution scores full points, a solution off
+by one at the ring's wrap-around scores less (its check cell panics, and under RESHARD_GRADING
+a panic is a cell error).
+
+The course lives in target/nbgrader-test/ (rebuilt each run) so that each student's folder keeps
+its kernel build between runs (kernel/launch.py keys the kept build by folder).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+COURSE = REPO / "target" / "nbgrader-test"
+LAB = "01"
+BIN = Path(sys.executable).parent
+
+# The wrong submission: the ring's owner, off by one where the ring wraps around.
+WRONG = {
+    "ring_owner": None,  # filled below from the model solution
+}
+
+
+def nbgrader(*args, timeout=1800):
+    out = subprocess.run([str(BIN / "nbgrader"), *args], cwd=COURSE, capture_output=True, text=True,
+                         timeout=timeout)
+    assert out.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{out.stdout}\n{out.stderr}"
+    assert "[ERROR]" not in out.stderr and "| ERROR]" not in out.stderr, out.stderr[-4000:]
+    return out
+
+
+@pytest.fixture(scope="module")
+def course():
+    try:
+        import nbgrader  # noqa: F401
+    except ImportError:
+        subprocess.run([sys.executable, str(REPO / "scripts" / "course.py"), "install"], check=True,
+                       timeout=900)
+    shutil.rmtree(COURSE, ignore_errors=True)
+    subprocess.run([sys.executable, str(REPO / "scripts" / "course.py"), "init", str(COURSE), LAB],
+                   check=True, timeout=120)
+    (assignment,) = [p.name for p in (COURSE / "source").iterdir()]
+    return assignment
+
+
+def solution_cells(nb):
+    return [c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("solution")]
+
+
+def region(source: str) -> str:
+    m = re.search(r"^[ \t]*// BEGIN SOLUTION\n(.*?)^[ \t]*// END SOLUTION\n", source, re.S | re.M)
+    assert m, source
+    return m.group(1)
+
+
+def wrong_ring_owner(model: str) -> str:
+    """The model's body with the wrap-around broken: past the last point, the LAST point's node
+    (instead of the first's)."""
+    return WRONG_RING_OWNER
+
+
+@pytest.mark.usefixtures("rust_kernel")
+def test_model_full_points_wrong_solution_fewer(course):
+    from editions import RUST_CODE_STUB
+
+    source = nbformat.read(COURSE / "source" / course / f"{course}.ipynb", as_version=4)
+    models = {c.metadata.nbgrader.grade_id: region(c.source) for c in solution_cells(source)}
+    assert models, "lab 01 has no exercise with an nbgrader solution cell"
+
+    nbgrader("generate_assignment", course, "--force")
+    release = nbformat.read(COURSE / "release" / course / f"{course}.ipynb", as_version=4)
+    for cell in solution_cells(release):
+        assert RUST_CODE_STUB in cell.source and "BEGIN SOLUTION" not in cell.source
+        assert models[cell.metadata.nbgrader.grade_id].strip() not in cell.source
+
+    def submit(student, bodies):
+        nb = nbformat.read(COURSE / "release" / course / f"{course}.ipynb", as_version=4)
+        for cell in solution_cells(nb):
+            body = bodies[cell.metadata.nbgrader.grade_id]
+            indent = re.search(r"^([ \t]*)" + re.escape(RUST_CODE_STUB), cell.source, re.M).group(1)
+            cell.source = cell.source.replace(indent + RUST_CODE_STUB, body.rstrip("\n"))
+        dest = COURSE / "submitted" / student / course / f"{course}.ipynb"
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(nb, dest)
+
+    submit("model", models)
+    submit("offbyone", {gid: WRONG_BODIES.get(gid, body) for gid, body in models.items()})
+    assert any(gid in WRONG_BODIES for gid in models), f"no wrong body for {sorted(models)}"
+
+    nbgrader("autograde", course, "--create", "--force")
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{COURSE / 'gradebook.db'}") as gb:
+        model = gb.find_submission(course, "model")
+        wrong = gb.find_submission(course, "offbyone")
+        scores = (model.score, wrong.score, model.max_score)
+    print(f"nbgrader scores on {course}: model {scores[0]}/{scores[2]}, off by one {scores[1]}/{scores[2]}")
+    assert scores[2] > 0
+    assert scores[0] == scores[2], scores
+    assert scores[1] < scores[2], scores

@@ -1,0 +1,45 @@
+"""kernel/launch.py: a checkout keeps its kernel build wherever it lies; tests opt out by
+setting RESHARD_KERNEL_THROWAWAY=1; RESHARD_GRADING=1 makes panics cell errors."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+LAUNCH = Path(__file__).resolve().parents[2] / "kernel" / "launch.py"
+
+
+def launch(tmp_path, cwd, **extra):
+    """Run launch.py with a stand-in evcxr_jupyter that prints the environment it got."""
+    fake = tmp_path / "fake-evcxr"
+    fake.write_text("#!/bin/sh\nexec python3 -c 'import json,os; print(json.dumps(dict(os.environ)))'\n")
+    fake.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("EVCXR_", "RESHARD_"))}
+    env.update(RESHARD_KERNEL_CACHE=str(tmp_path / "cache"), XDG_CONFIG_HOME=str(tmp_path / "cfg"), **extra)
+    out = subprocess.run([sys.executable, str(LAUNCH), "--evcxr", str(fake), "--"], cwd=cwd, env=env,
+                         capture_output=True, text=True, check=True, timeout=120)
+    return json.loads(out.stdout)
+
+
+def test_a_checkout_under_tmp_keeps_its_build(tmp_path):
+    clone = tmp_path / "reshard" / "notebooks"
+    clone.mkdir(parents=True)
+    got = launch(tmp_path, clone)
+    assert got["EVCXR_TMPDIR"].startswith(str(tmp_path / "cache")), got.get("EVCXR_TMPDIR")
+    again = launch(tmp_path, clone)  # the next kernel (the first has exited): the same build
+    assert again["EVCXR_TMPDIR"] == got["EVCXR_TMPDIR"]
+    init = Path(got["EVCXR_CONFIG_DIR"], "init.evcxr").read_text()
+    assert "preserve_vars_on_panic" not in init  # a reader's kernel keeps variables after a panic
+
+
+def test_tests_opt_out_of_the_kept_build(tmp_path):
+    got = launch(tmp_path, tmp_path, RESHARD_KERNEL_THROWAWAY="1")
+    assert "EVCXR_TMPDIR" not in got
+    assert not (tmp_path / "cache").exists()
+
+
+def test_grading_makes_a_panic_an_error(tmp_path):
+    got = launch(tmp_path, tmp_path, RESHARD_GRADING="1")
+    init = Path(got["EVCXR_CONFIG_DIR"], "init.evcxr").read_text()
+    assert init.rstrip().endswith(":preserve_vars_on_panic 0"), init
