@@ -81,7 +81,7 @@ def question_of(source: str) -> str:
     """A Predict's question: heading lines and the leading bold "Predict" label left out."""
     lines = [l for l in source.splitlines() if not l.lstrip().startswith("#")]
     text = "\n".join(lines).strip()
-    return re.sub(r"^\*\*Predict[^*]*\*\*\s*", "", text)
+    return re.sub(r"(^|\n)\*\*Predict[^*]*\*\*[ \t]*", r"\1", text).strip()
 
 
 def measured_lines(text: str) -> list[tuple[str, str]]:
@@ -132,7 +132,7 @@ def key_html(nb, source_name: str) -> str:
     rows = []
     for e in entries(nb):
         measured = "<br>".join(f"{html.escape(label)}: <b>{html.escape(value)}</b>" for label, value in e["measured"]) \
-            or '<span class="none">no measured line in the outputs: run the notebook (`make notebooks`)</span>'
+            or '<span class="none">no measured line in the outputs: run the notebook (<code>make notebooks</code>)</span>'
         wrong = inline(e["wrong"]) if e["wrong"] else '<span class="none">not given</span>'
         why = inline(e["why"]) if e["why"] else '<span class="none">not given</span>'
         rows.append(f"<li>{markdown2html(e['question'])}<table>"

@@ -4,6 +4,7 @@ two pages, and every page fits the paper."""
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -11,7 +12,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-import shutil
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
@@ -281,3 +281,11 @@ def test_every_key_is_at_most_two_pages(tmp_path):
             if p.suffix == ".pdf":
                 pages[nb.name] = pdf_pages(p)
     assert pages and all(n <= 2 for n in pages.values()), pages
+
+
+def test_the_keys_question_leaves_out_headings_and_the_predict_label():
+    assert answer_key.question_of("### Step 5 · spread\n\nMovers land.\n\n**Predict.** How full?") == \
+        "Movers land.\n\nHow full?"
+    assert answer_key.measured_lines("x\nprediction · a: b, c: your guess 9% · measured 90.9%\n"
+                                     "prediction · keys: no guess written · measured 1,234\n") == \
+        [("a: b, c", "90.9%"), ("keys", "1,234")]
