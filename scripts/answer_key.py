@@ -48,6 +48,7 @@ table { border-collapse: collapse; margin: 2px 0 0; width: 100%; }
 th { text-align: left; font-weight: 600; width: 11em; white-space: nowrap; vertical-align: top; padding: 1px 6px 1px 0; }
 td { vertical-align: top; padding: 1px 0; }
 code { font-size: 10.5px; }
+h1 code { font-size: 15px; }
 .none { color: #555; font-style: italic; }
 .exercise { margin-top: 8px; border-top: 1px solid #999; padding-top: 4px; }
 </style>
