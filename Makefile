@@ -5,7 +5,7 @@
 #   make lab-restart LAB=03   start lab 03 over in workspace/ (your copy is kept, dated, in workspace/backups/)
 #   make test       rustfmt, cargo test (notebook features, none, default), clippy, set-up and notebook checks
 #   make notebooks  re-execute notebooks/*.ipynb in place (commit the result)
-#   make handouts   teacher and student editions of every notebook: handouts/{teacher,student} (HTML, PDF, .ipynb)
+#   make handouts   teacher's edition, student's worksheet and answer key (NN-key) of every lab: handouts/{teacher,student}
 #   make index      regenerate notebooks/00-index.ipynb and README's notebook list
 #   make check NB=notebooks/x.ipynb   check one notebook
 #   make setup      venv + evcxr_jupyter + Rust kernelspec (idempotent)
@@ -149,8 +149,9 @@ nbtest: setup
 notebooks: setup
 	$(VPY) tests/notebooks/nbrun.py --inplace
 
-# Teacher's and student's editions (HTML, PDF where a Chromium is found, student .ipynb)
-# from the committed notebooks: scripts/handouts.py.
+# Teacher's and student's editions (HTML, PDF where a Chromium is found, student .ipynb) and
+# the answer keys handouts/teacher/NN-key.{html,pdf}, from the committed notebooks:
+# scripts/handouts.py (editions: scripts/editions.py; keys: scripts/answer_key.py).
 handouts: $(VENV_STAMP)
 	$(VPY) scripts/handouts.py --out handouts
 

@@ -6,12 +6,15 @@
                                     `:dep reshard` path points at the crate from handouts/student/)
     handouts/student/NN-name.html   … and printed, with an empty "Why?" box where a Why was
     handouts/student/NN-name.pdf
+    handouts/teacher/NN-key.html    the answer key: each Predict, its measured answer, the common
+    handouts/teacher/NN-key.pdf     wrong guess and why, one page a lab (scripts/answer_key.py)
 
 The committed notebooks are the teacher's edition (`make test` proves their outputs are what the
-crate computes today), so nothing is re-executed here. The student edition comes from the cell
-tags (tests/notebooks/teaching.py): a cell tagged `answer` is dropped, and a dropped markdown
-answer (a Why) leaves a box to write in; every output is cleared with nbconvert's
-ClearOutputPreprocessor, and `guess` cells stay for the reader to fill in.
+crate computes today), so nothing is re-executed here. The editions come from the cell tags
+(scripts/editions.py, tests/notebooks/teaching.py): the student's drops every cell tagged
+`answer` (a dropped Why leaves a box to write in), clears every output, puts a line to write the
+prediction on under each Predict, and replaces the exercise's model solution by `todo!(…)`; each
+edition has its own "How to use" text.
 
 Pages fit A4 and Letter portrait (A4 is the narrower): code and text outputs are at most 100
 columns (the teaching rules check that), set in a monospace font small enough for 100 columns to
@@ -25,8 +28,6 @@ the HTML is still written and a message says how to get the PDFs (Debian: apt in
 from __future__ import annotations
 
 import argparse
-import copy
-import os
 import re
 import subprocess
 import sys
@@ -35,8 +36,9 @@ from pathlib import Path
 
 import nbformat
 from nbconvert import HTMLExporter
-from nbconvert.preprocessors import ClearOutputPreprocessor, TagRemovePreprocessor
 
+import answer_key  # scripts/answer_key.py: handouts/teacher/NN-key.html and .pdf
+import editions  # scripts/editions.py: the teacher's, the student's and the learner's editions
 from doctor import find_chromium  # scripts/doctor.py: the same Chromium `make doctor` reports
 
 REPO = Path(__file__).resolve().parent.parent
@@ -69,36 +71,10 @@ td, th { overflow-wrap: break-word; font-size: 12px; }
 </style>
 """
 
-WHY_BOX = '**Why?** Write the reason in your own words.\n\n<div class="why-box"></div>'
-
-
-def student_edition(nb):
-    """Outputs cleared, `answer` cells removed; a run of answers with a Why in it leaves one Why? box."""
-    nb = copy.deepcopy(nb)
-    cells, last_kept = [], None
-    for cell in nb.cells:
-        if "answer" not in cell.get("metadata", {}).get("tags", []):
-            last_kept = cell
-        elif cell.cell_type == "markdown" and not (last_kept and "why-box" in last_kept.metadata.get("tags", [])):
-            last_kept = nbformat.v4.new_markdown_cell(WHY_BOX)
-            last_kept.metadata["tags"] = ["why-box"]
-            cells.append(last_kept)
-        cells.append(cell)
-    nb.cells = cells
-    nb, _ = TagRemovePreprocessor(remove_cell_tags={"answer"}).preprocess(nb, {})
-    nb, _ = ClearOutputPreprocessor().preprocess(nb, {})
-    return nb
-
-
-def runnable_from(nb, home: Path, there: Path):
-    """The notebook with its `:dep reshard = { path = … }` pointing at the crate from `there`,
-    so the student's .ipynb runs where it was written (handouts/student/)."""
-    crate = os.path.relpath((home / "..").resolve(), there.resolve())
-    nb = copy.deepcopy(nb)
-    for cell in nb.cells:
-        if cell.cell_type == "code" and ":dep reshard" in cell.source:
-            cell.source = re.sub(r'(:dep reshard = \{ path = )"\.\."', rf'\1"{crate}"', cell.source)
-    return nb
+# The editions are pure transforms (scripts/editions.py); `make lab`'s learner copies use them too.
+student_edition = editions.student_edition
+teacher_edition = editions.teacher_edition
+runnable_from = editions.runnable_from
 
 
 def to_html(nb, edition: str) -> str:
@@ -108,7 +84,7 @@ def to_html(nb, edition: str) -> str:
     body = re.sub(r"<script[^>]*>\s*MathJax\.Hub\.Config.*?</script>", "", body, flags=re.S)
     body = body.replace("</head>", PRINT_CSS + "</head>", 1)
     label = {"teacher": "Teacher's edition: every answer and output.",
-             "student": "Student's edition: run the cells, write your guesses, explain why."}[edition]
+             "student": "Student's worksheet: write your predictions, run the cells, explain why."}[edition]
     return re.sub(r"(<body[^>]*>)", rf'\1<div class="edition">reshard · {label}</div>', body, count=1)
 
 
@@ -135,10 +111,10 @@ def main(argv: list[str]) -> int:
         (args.out / edition).mkdir(parents=True, exist_ok=True)
     for path in notebooks:
         nb = nbformat.read(path, as_version=4)
-        editions = {"teacher": nb, "student": student_edition(nb)}
-        nbformat.write(runnable_from(editions["student"], path.parent, args.out / "student"),
+        books = {"teacher": teacher_edition(nb), "student": student_edition(nb)}
+        nbformat.write(runnable_from(books["student"], path.parent, args.out / "student"),
                        args.out / "student" / path.name)
-        for edition, book in editions.items():
+        for edition, book in books.items():
             html = args.out / edition / (path.stem + ".html")
             html.write_text(to_html(book, edition))
             written = [html.name]
@@ -146,6 +122,8 @@ def main(argv: list[str]) -> int:
                 print_pdf(chromium, html, html.with_suffix(".pdf"))
                 written.append(html.with_suffix(".pdf").name)
             print(f"{edition:>7}: {', '.join(written)}")
+        written = answer_key.write(nb, path, args.out / "teacher", chromium)
+        print(f"    key: {', '.join(p.name for p in written)}")
     if not chromium and args.pdf == "auto":
         print("PDFs skipped: no Chromium found (Debian: apt install chromium; or set CHROMIUM=/path)")
     print(f"handouts in {args.out}/teacher and {args.out}/student")

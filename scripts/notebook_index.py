@@ -38,16 +38,19 @@ three short documents written around it, each cited by its title in its notebook
 **How to read.** Open the notebooks in order. Each step asks you to **predict** first and asks
 for your guess on the first line of the next cell (`let guess_… = Guess::percent(9.0);`), whose
 rest **observes** (a short call into the crate that prints your guess beside the measurement), then
-explains **why**. Every notebook has one parameters cell near the top: change the key count, the node
-names, the points per node or the seed there, and run all cells again (Kernel → Restart Kernel and
-Run All Cells). Check tables set the source document's figure beside this run's: ✓ when they
-agree, *corrected* where the document is wrong, and ≠ naming the parameter you changed, with what
-theory expects for your run. Each notebook ends with a short quiz that the crate grades. The first
-code cell compiles the crate (about a minute on a new machine; a few seconds after that).
+explains **why**. Each lab is about an hour; its first cell says what it assumes (the labs before
+it) and which sections of DDIA ch. 7 it covers. Every lab has one parameters cell near the top:
+change the key count, the node names, the points per node or the seed there, and run all cells
+again (Kernel → Restart Kernel and Run All Cells). Check tables set the source document's figure
+beside this run's: ✓ when they agree, *corrected* where the document is wrong, and ≠ naming the
+parameter you changed, with what theory expects for your run. Each lab has an exercise (you write
+the placement step it is about; a check cell tests it) and ends with a table of your predictions.
+The first code cell compiles the crate (about a minute on a new machine; a few seconds after that).
 
-**Teachers.** `make handouts` prints every notebook twice: a teacher's edition with every answer
-and a student's edition (HTML, PDF and a runnable `.ipynb`) with the outputs cleared and the Why
-cells replaced by empty boxes.
+**Teachers.** `make handouts` writes, for every lab, a teacher's edition with every answer, a
+student's worksheet (HTML, PDF and a runnable `.ipynb`: outputs cleared, a line under each Predict,
+the Why cells replaced by empty boxes, the exercise as a stub) and a one-page answer key
+(`handouts/teacher/NN-key.pdf`: each Predict, its measured answer, the common wrong guess and why).
 """
 
 
@@ -66,19 +69,22 @@ def title_and_summary(path):
                     break
             break
     summary = nb.metadata.get("reshard", {}).get("summary")
+    first = next((c.source for c in nb.cells if c.cell_type == "markdown"), "")
+    m = re.search(r"\*\*DDIA:\*\*\s*(.+)", first)
+    ddia = m.group(1).strip() if m else ""
     problems = []
     if not title:
         problems.append(f"{path.name}: the first markdown cell has no '# ' title")
     if not summary:
         problems.append(f"{path.name}: metadata.reshard.summary is missing (one line: what it teaches)")
-    return nb, title, summary, problems
+    return nb, title, summary, ddia, problems
 
 
 def entries():
     rows, problems = [], []
     for p in notebooks():
-        nb, title, summary, probs = title_and_summary(p)
-        rows.append((p.name, title or p.stem, summary or ""))
+        nb, title, summary, ddia, probs = title_and_summary(p)
+        rows.append((p.name, title or p.stem, summary or "", ddia))
         problems += probs
     return rows, problems
 
@@ -96,13 +102,17 @@ The words every notebook and the crate use for the same things.
 | point | `vnodes` | one position of a node on the ring (a virtual node); *points per node* is `vnodes` |
 | arrangement | `salt` | one layout of the ring's points, chosen by a salt put in front of every point name; a sweep measures many |
 | moved, share moved | `Movement` | keys whose node differs before and after a change; the share is moved / key count |
-| floor | `floor()` | the share any scheme must move: keys that must change hands because nodes joined or left, changed nodes / nodes after (1/11 for 10 → 11) |
+| floor | `over_floor` | the share a scheme that ends balanced must move: \|Δ\| ÷ max(old, new) nodes (10 → 11: 1/11; 10 → 9: 1/10); a scheme that ends unbalanced can move less |
 | churn | `between_kept` | keys that move from one old node to another old node: movement the change did not require |
-| load, mean load | `LoadReport` | keys (in notebook 06, requests) per node; the mean is key count / nodes |
+| load, mean load | `LoadReport` | keys (in lab 07, requests) per node; the mean is key count / nodes |
 | spread | `max_over_mean` | the largest load over the mean load |
 | shard, slot | `FixedShards`, `Slots` | a fixed bucket of keys (`h % S`) that nodes own; Redis Cluster calls its 16,384 buckets slots |
 | check row | `Check` | the document's figure beside this run's: ✓ the same, *corrected* the document is wrong, ≠ (x differs) your parameters are not the document's |
-| Predict, guess, Observe, Why | cell tags | the parts of a step (the guess is the first line of the Observe cell); a student's handout drops the Why |
+| Predict, guess, Observe, Why | cell tags | the parts of a step: you write the guess on the first line of the cell under the Predict, whose rest observes; a student's worksheet drops the Why |
+| your predictions | `Predictions`, `book` | every guess kept with its measurement (in the kernel and in a file beside the notebook), tabled at the end of each lab |
+| exercise | `exercises` | a function you write from a stub (`todo!`); its check cell runs it against the crate's on thousands of inputs and prints the first difference |
+| lcm | — | the least common multiple of two numbers, the smallest number both divide: lcm(10, 11) = 110, lcm(10, 20) = 20 |
+| standard deviation | `std_dev` | how far a count strays from its mean, typically; "standard error" only ever means an estimate's standard deviation |
 """
 
 CLAIMS = """## Every claim of the three documents
@@ -115,8 +125,8 @@ notebooks' questions**, so read it after them; the student's edition leaves it o
 
 def index_notebook(rows):
     lines = [INTRO, "## The notebooks, in order", ""]
-    for name, title, summary in rows:
-        lines.append(f"1. [{title}]({name}) — {summary}")
+    for name, title, summary, ddia in rows:
+        lines.append(f"1. [{title}]({name}) — {summary}" + (f"  \n   *DDIA:* {ddia}" if ddia else ""))
     lines += ["", f"Start with [{rows[0][1]}]({rows[0][0]})." if rows else ""]
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "rust", "display_name": "Rust", "language": "rust"}
@@ -144,9 +154,23 @@ def cell_sources(text):
     return [(c.cell_type, c.source, c.metadata.get("tags", [])) for c in nb.cells]
 
 
+def keep_outputs(new_text, old_text):
+    """The new index with the outputs of code cells whose id and source did not change (the
+    claims table need not be re-executed because the prose around it changed)."""
+    if not old_text:
+        return new_text
+    old = {c.get("id"): c for c in nbformat.reads(old_text, as_version=4).cells if c.cell_type == "code"}
+    nb = nbformat.reads(new_text, as_version=4)
+    for cell in nb.cells:
+        was = old.get(cell.get("id"))
+        if cell.cell_type == "code" and was is not None and was.source == cell.source:
+            cell.outputs, cell.execution_count = was.outputs, was.execution_count
+    return nbformat.writes(nb) + "\n"
+
+
 def readme_block(rows):
     out = [BEGIN, "| notebook | what it teaches |", "|---|---|"]
-    for name, title, summary in rows:
+    for name, title, summary, _ in rows:
         out.append(f"| [{title}](notebooks/{name}) | {summary} |")
     out.append(END)
     return "\n".join(out)
@@ -154,7 +178,7 @@ def readme_block(rows):
 
 def link_problems(rows):
     problems = []
-    names = [r[0] for r in rows]
+    names = [r[0] for r in rows]  # (name, title, summary, ddia)
     for i, name in enumerate(names):
         nb = nbformat.read(NB_DIR / name, as_version=4)
         last = nb.cells[-1] if nb.cells else None
@@ -186,7 +210,7 @@ def main():
             problems.append("README.md's notebook list is out of date: run `make index`")
     else:
         if not INDEX.exists() or cell_sources(INDEX.read_text()) != cell_sources(index_text):
-            INDEX.write_text(index_text)
+            INDEX.write_text(keep_outputs(index_text, INDEX.read_text() if INDEX.exists() else None))
         README.write_text(new_readme)
     for p in problems:
         print(p, file=sys.stderr)

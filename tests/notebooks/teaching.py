@@ -40,6 +40,28 @@ Rules (each message says what to change):
     that only an `answer` cell defines (wrap an answer cell's own names in `{ … }`);
   - the same words for the same things (see the glossary in 00-index.ipynb),
     and every notebook links to that glossary.
+
+Lab rules (issues 18 + 19; every lab NN-*.ipynb with NN >= 01, not 00-index):
+  - the budget of an hour: at most 6 Predicts (cells tagged `predict`), at most
+    1,500 student-visible words (markdown cells not tagged `answer`; link targets
+    and HTML tags not counted), at most 250 code lines (non-blank lines of all
+    code cells, answers included), at most 30 code cells;
+  - no answer in sight before its question: a figure written **bold** in an
+    `answer` markdown cell appears in no non-answer cell (source or output)
+    above the Predict it answers;
+  - no answer-bearing text untagged: a markdown cell saying "**Predict" or
+    "Predict:" is tagged `predict`, one holding a "**Why" is tagged `answer`;
+  - the frame: **Assumes:** and **DDIA:** in the first markdown cell, **Next:**
+    in the last, exactly one cell tagged `how-to-use`, a code cell tagged
+    `predictions` (the "your predictions" table);
+  - every `predict` cell carries metadata reshard.wrong (the common wrong guess)
+    and reshard.why (one line), which the answer key prints, and its kept code
+    cells record the measurement with `book.share(…)` / `book.count(…)`;
+  - an exercise: a code cell tagged `solution` (nbgrader solution metadata)
+    with its model solution between `// BEGIN SOLUTION` and `// END SOLUTION`,
+    and the next code cell tagged `check` with nbgrader metadata grade: true
+    and points;
+  - "lcm" is spelled out, "lcm (least common multiple)", at its first use.
 """
 
 from __future__ import annotations
@@ -56,6 +78,12 @@ MAX_OUTPUT_COLS = 100
 MAX_IMAGE_BYTES = 300_000
 GLOSSARY_LINK = "00-index.ipynb#Glossary"
 
+# The budget of a lab of an hour (issue 18), counted as /work/briefs/labcheck.py counts.
+MAX_PREDICTS = 6
+MAX_WORDS = 1500
+MAX_CODE_LINES = 250
+MAX_CODE_CELLS = 30
+
 # Words this tutorial does not use, and the word it uses instead.
 VOCABULARY = {
     r"\bleast possible\b": "floor",
@@ -63,6 +91,7 @@ VOCABULARY = {
     r"\bbetween (the )?nodes that stayed\b": "churn (keys moving between old nodes)",
     r"\bfair share\b": "the floor (what must move) or the mean load (per node)",
     r"\bkey_count\b": "n_keys",
+    r"\bchanged nodes\s*(/|÷|over)\s*nodes after\b": "the floor, |Δ| ÷ max(old, new) nodes (10 → 9: 1/10)",
 }
 CODE_VOCABULARY = {
     r"\blet\s+(mut\s+)?keys\s*:\s*usize\b": "n_keys (the key count); `keys` is the hashed key set",
@@ -174,7 +203,191 @@ def student_edition_problems(cells) -> list[tuple[int, str]]:
     return found
 
 
-def problems(path: Path) -> list[str]:
+# ---- the lab rules (issues 18 + 19) ----------------------------------------------------------
+
+FIGURE = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?\s?%?×?")
+BOOK_LINE = re.compile(r"\bbook\s*\.\s*(share|count)\s*\(")
+
+
+def is_lab(path: Path) -> bool:
+    """A numbered lab (01-…, 02-…), not the index 00-index.ipynb."""
+    m = re.match(r"(\d\d)-", Path(path).name)
+    return bool(m) and m.group(1) != "00"
+
+
+def student_words(md: str) -> int:
+    """Words a reader reads: whitespace tokens holding a letter or digit, without link targets
+    and HTML tags."""
+    md = re.sub(r"\]\([^)]*\)", "]", md)
+    md = re.sub(r"<[^>]+>", " ", md)
+    return sum(1 for w in md.split() if re.search(r"\w", w))
+
+
+def plain_outputs(cell) -> str:
+    """The text (stream, text/plain) of a code cell's outputs."""
+    out = []
+    for o in cell.get("outputs", []) or []:
+        if "text" in o:
+            out.append(text(o["text"]))
+        elif "text/plain" in o.get("data", {}):
+            out.append(text(o["data"]["text/plain"]))
+    return "\n".join(out)
+
+
+def bold_figures(md: str) -> set[str]:
+    """Figures written in **bold**: 2+ digits, or a decimal point, or a %."""
+    figs = set()
+    for span in re.findall(r"\*\*(.+?)\*\*", md):
+        for f in FIGURE.findall(span):
+            f = f.strip()
+            if len(re.sub(r"\D", "", f)) >= 2 or "%" in f or "." in f:
+                figs.add(f)
+    return figs
+
+
+def figure_in(fig: str, hay: str) -> bool:
+    """`fig` as a whole figure in `hay` (90.9% is not in 190.9% nor in 90.95%)."""
+    core = re.escape(fig.lstrip("−-"))
+    return re.search(r"(?<![\d.,])" + core + r"(?![\d]|[.,]\d)", hay) is not None
+
+
+def budget(cells) -> dict:
+    """The lab's size in the budget's units."""
+    code = [c for c in cells if c["cell_type"] == "code"]
+    return {
+        "predicts": sum("predict" in tags(c) for c in cells),
+        "words": sum(student_words(text(c["source"])) for c in cells
+                     if c["cell_type"] == "markdown" and "answer" not in tags(c)),
+        "code_lines": sum(1 for c in code for l in text(c["source"]).splitlines() if l.strip()),
+        "code_cells": len(code),
+    }
+
+
+def _nbgrader(cell) -> dict:
+    return cell.get("metadata", {}).get("nbgrader", {}) or {}
+
+
+def lab_problems(cells) -> list[tuple[int, str]]:
+    """The rules of a lab of an hour; (cell index, message saying what to change)."""
+    found = []
+    last = len(cells) - 1
+    size = budget(cells)
+    if size["predicts"] > MAX_PREDICTS:
+        found.append((0, f"{size['predicts']} Predicts (at most {MAX_PREDICTS}): drop one, recall an earlier "
+                         f"lab's finding in a computed line, or turn a document's loose figure into a "
+                         f"\"What the document said\" note"))
+    if size["words"] > MAX_WORDS:
+        found.append((0, f"{size['words']:,} student-visible words (at most {MAX_WORDS:,}): cut prose, or move "
+                         f"what gives an answer away into an `answer` cell"))
+    if size["code_lines"] > MAX_CODE_LINES:
+        found.append((0, f"{size['code_lines']} code lines (at most {MAX_CODE_LINES}): move the work into the "
+                         f"crate, or drop a step"))
+    if size["code_cells"] > MAX_CODE_CELLS:
+        found.append((0, f"{size['code_cells']} code cells (at most {MAX_CODE_CELLS}): merge cells, or drop a step"))
+
+    md = [i for i, c in enumerate(cells) if c["cell_type"] == "markdown"]
+    if md:
+        first = text(cells[md[0]]["source"])
+        for need, what in (("**Assumes:**", "the labs it builds on, or \"nothing before\""),
+                           ("**DDIA:**", 'ch. 7 "Sharding", § <the sections it covers>')):
+            if need not in first:
+                found.append((md[0], f"the first markdown cell lacks {need}: add a line `{need} {what}`"))
+        if "**Next:**" not in text(cells[md[-1]]["source"]):
+            found.append((md[-1], "the last markdown cell lacks **Next:**: end with `**Next:** [NN · title](file.ipynb) "
+                                  "asks …`, the next lab's question"))
+    how = [i for i, c in enumerate(cells) if "how-to-use" in tags(c)]
+    if len(how) != 1:
+        found.append((how[1] if len(how) > 1 else 0,
+                      f"{len(how)} cells tagged `how-to-use`: tag exactly one markdown cell (the editions "
+                      f"replace its text)"))
+    if not any("predictions" in tags(c) and c["cell_type"] == "code" for c in cells):
+        found.append((last, "no code cell tagged `predictions`: end with `## Your predictions` and a code "
+                            "cell `book` tagged `predictions`"))
+
+    lcm_seen = False
+    for i, c in enumerate(cells):
+        s = text(c["source"])
+        if c["cell_type"] != "markdown":
+            continue
+        if "predict" not in tags(c) and re.search(r"\*\*Predict|Predict:", s):
+            found.append((i, "says Predict but is not tagged `predict`: tag it (and give it a `guess` cell "
+                             "and an answer), or reword it"))
+        if "**Why" in s and "answer" not in tags(c):
+            found.append((i, "holds a **Why but is not tagged `answer`: tag it, so the student's edition drops it"))
+        plain = strip_code(s)
+        if not lcm_seen and re.search(r"\blcm\b", plain):
+            lcm_seen = True
+            if not re.search(r"least common multiple", plain, flags=re.I):
+                found.append((i, "first use of \"lcm\": write it out, \"lcm (least common multiple)\""))
+
+    predicts = [i for i, c in enumerate(cells) if "predict" in tags(c)]
+    for k, p in enumerate(predicts):
+        meta = cells[p].get("metadata", {}).get("reshard", {}) or {}
+        for key, what in (("wrong", "the common wrong guess"), ("why", "one line: why the answer is what it is")):
+            if not str(meta.get(key, "")).strip():
+                found.append((p, f"predict lacks metadata reshard.{key} ({what}): the answer key prints it"))
+        end = predicts[k + 1] if k + 1 < len(predicts) else len(cells)
+        if not any(c["cell_type"] == "code" and "answer" not in tags(c) and BOOK_LINE.search(text(c["source"]))
+                   for c in cells[p + 1:end]):
+            found.append((p, "no `book.share(\"label\", guess, measured)` or `book.count(…)` line in this "
+                             "Predict's guess/Observe cells: print the measurement with the book (the "
+                             "answer key reads that line)"))
+
+    solutions = [i for i, c in enumerate(cells) if "solution" in tags(c)]
+    if not solutions:
+        found.append((last, "no exercise: add a code cell tagged `solution` with the model solution between "
+                            "`// BEGIN SOLUTION` and `// END SOLUTION`, then a `check` cell"))
+    for i in solutions:
+        c, s = cells[i], text(cells[i]["source"])
+        if c["cell_type"] != "code":
+            found.append((i, "a `solution` cell must be code"))
+            continue
+        b, e = s.find("// BEGIN SOLUTION"), s.find("// END SOLUTION")
+        if b < 0 or e < b:
+            found.append((i, "the solution cell lacks `// BEGIN SOLUTION` … `// END SOLUTION` around the model "
+                             "solution (the editions and nbgrader replace that region by a stub)"))
+        g = _nbgrader(c)
+        if not (g.get("solution") is True and g.get("grade_id")):
+            found.append((i, "the solution cell lacks nbgrader metadata: \"nbgrader\": {\"grade\": false, "
+                             "\"grade_id\": \"<name>\", \"locked\": false, \"schema_version\": 3, "
+                             "\"solution\": true, \"task\": false}"))
+        nxt = next((j for j in range(i + 1, len(cells)) if cells[j]["cell_type"] == "code"), None)
+        if nxt is None or "check" not in tags(cells[nxt]):
+            found.append((i, "the code cell after a solution must be its check, tagged `check` "
+                             "(`let report = exercises::…(…); … assert!(report.passed(), …)`)"))
+            continue
+        g = _nbgrader(cells[nxt])
+        if not (g.get("grade") is True and g.get("grade_id") and isinstance(g.get("points"), (int, float))
+                and g["points"] > 0):
+            found.append((nxt, "the check cell lacks nbgrader grading metadata: \"nbgrader\": {\"grade\": true, "
+                               "\"grade_id\": \"check_<name>\", \"locked\": true, \"points\": 2, "
+                               "\"schema_version\": 3, \"solution\": false, \"task\": false}"))
+
+    # The leak gate: a bold figure of a Why shows nowhere a student sees before its Predict.
+    for i, c in enumerate(cells):
+        if c["cell_type"] != "markdown" or "answer" not in tags(c):
+            continue
+        before = [p for p in predicts if p < i]
+        if not before:
+            continue
+        p = before[-1]
+        for fig in sorted(bold_figures(text(c["source"]))):
+            for j in range(p):
+                d = cells[j]
+                if "answer" in tags(d):
+                    continue
+                hay = text(d["source"]) + "\n" + (plain_outputs(d) if d["cell_type"] == "code" else "")
+                if figure_in(fig, hay):
+                    found.append((i, f"bold {fig!r} is already visible in cell {j} (source or output), above "
+                                     f"its Predict (cell {p}): write it plain if it is recalled, or move what "
+                                     f"shows it below the Predict (chart titles name what is drawn, not the finding)"))
+                    break
+    return found
+
+
+def problems(path: Path, lab: bool | None = None) -> list[str]:
+    """Every rule broken in the notebook at `path`, one message each. The lab rules apply to
+    numbered labs (`lab=None`), or as `lab` says."""
     nb = json.loads(Path(path).read_text())
     cells = nb["cells"]
     found: list[str] = []
@@ -238,6 +451,9 @@ def problems(path: Path) -> list[str]:
 
     for i, msg in student_edition_problems(cells):
         say(i, msg)
+    if lab if lab is not None else is_lab(Path(path)):
+        for i, msg in lab_problems(cells):
+            say(i, msg)
 
     predicts = [i for i, c in enumerate(cells) if "predict" in tags(c)]
     for k, i in enumerate(predicts):

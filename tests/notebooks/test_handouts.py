@@ -1,7 +1,10 @@
-"""`make handouts`: the student edition gives nothing away, and every page fits the paper."""
+"""`make handouts`: the student edition gives nothing away and is a worksheet, the editions
+(scripts/editions.py) say how to use each, the answer key holds each Predict's answer on at most
+two pages, and every page fits the paper."""
 
 import json
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -13,9 +16,13 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(REPO / "tests" / "notebooks"))
+import answer_key  # noqa: E402
+import editions  # noqa: E402
 import handouts  # noqa: E402
 
 NOTEBOOKS = sorted((REPO / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+LABS = [p for p in NOTEBOOKS if not p.name.startswith("00-")]
+LAB = REPO / "tests" / "notebooks" / "fixtures" / "lab.ipynb"  # a small lab keeping every rule
 PAGE_PX = 703  # A4 portrait minus 12 mm margins, in CSS px (Letter is wider)
 
 
@@ -38,11 +45,17 @@ def test_student_edition_has_no_outputs_and_no_answers(out, nb):
     whys = [c for c in teacher.cells if "answer" in c.metadata.get("tags", []) and c.cell_type == "markdown"]
     boxes = [c for c in student.cells if "why-box" in c.metadata.get("tags", [])]
     assert (len(boxes) >= 1) == (len(whys) >= 1) and len(boxes) <= len(whys)
-    assert len(student.cells) == len(teacher.cells) - len(answers) + len(boxes)
+    predicts = [c for c in teacher.cells if "predict" in c.metadata.get("tags", [])]
+    lines = [c for c in student.cells if "prediction-line" in c.metadata.get("tags", [])]
+    assert len(lines) == len(predicts), "a Predict without a line to write the prediction on"
+    assert len(student.cells) == len(teacher.cells) - len(answers) + len(boxes) + len(lines)
     kinds = ["why-box" in c.metadata.get("tags", []) for c in student.cells]
     assert not any(a and b for a, b in zip(kinds, kinds[1:])), "two Why? boxes in a row"
     guesses = [c.source for c in teacher.cells if "guess" in c.metadata.get("tags", [])]
     assert guesses == [c.source for c in student.cells if "guess" in c.metadata.get("tags", [])]
+    assert "BEGIN SOLUTION" not in "".join(c.source for c in student.cells), "a model solution left in"
+    how = [c.source for c in student.cells if "how-to-use" in c.metadata.get("tags", [])]
+    assert how in ([], [editions.HOW_TO_USE["student"]])
     html = (out / "student" / (nb.stem + ".html")).read_text()
     assert "<img" not in html, "the student's page shows a plot: an output was not cleared"
     assert "https://" not in "".join(re.findall(r"<script[^>]*>", html)), "a script needs the network"
@@ -58,7 +71,7 @@ def test_the_student_edition_of_an_answer_is_a_box():
     second = nbformat.v4.new_markdown_cell("**Why, continued.** The rest is churn.")
     second.metadata["tags"] = ["answer"]
     nb.cells = [observe, check, why, second]
-    student = handouts.student_edition(nb)
+    student = editions.student_edition(nb)
     assert [c.cell_type for c in student.cells] == ["code", "markdown"]  # one box for both Whys
     assert student.cells[0].outputs == []
     assert "why-box" in student.cells[1].source and "10/11" not in student.cells[1].source
@@ -95,9 +108,184 @@ def test_no_page_is_wider_than_the_paper(out, edition):
 
 def test_the_student_edition_runs(out):
     """A teacher hands out the student's .ipynb: with its answer cells gone it must still run,
-    from where `make handouts` wrote it (notebook 01: the most answer cells that define names)."""
+    from where `make handouts` wrote it (notebook 01: the most answer cells that define names).
+    The exercise's stub compiles; its check cells are left out here, since a check fails (by design)
+    until the student has written the function, and a panic ends the test kernel's session."""
     import nbrun
 
-    nb = out / "student" / "01-hash-mod-n-and-the-ring.ipynb"
+    student = nbformat.read(out / "student" / "01-hash-mod-n-and-the-ring.ipynb", as_version=4)
+    student.cells = [c for c in student.cells if "check" not in c.metadata.get("tags", [])]
+    nb = out / "student" / "01-without-checks.ipynb"
+    nbformat.write(student, nb)
     _, executed, _ = nbrun.execute(nb)  # raises on any failing cell or panic
     assert all(c.get("outputs") is not None for c in executed.cells if c.cell_type == "code")
+
+
+# ---- the editions (scripts/editions.py) on the fixture lab -----------------------------------
+
+
+def lab():
+    return nbformat.read(LAB, as_version=4)
+
+
+def tagged(nb, tag):
+    return [c for c in nb.cells if tag in c.metadata.get("tags", [])]
+
+
+def words(text):
+    return sum(1 for w in re.sub(r"<[^>]+>", " ", text).split() if re.search(r"\w", w))
+
+
+def test_each_edition_says_how_to_use_it():
+    assert set(editions.HOW_TO_USE) == {"teacher", "student", "learner"}
+    for edition, text in editions.HOW_TO_USE.items():
+        assert words(text) <= 80, (edition, words(text))
+    made = {"teacher": editions.teacher_edition(lab()), "student": editions.student_edition(lab()),
+            "learner": editions.learner_copy(lab())}
+    for edition, nb in made.items():
+        assert [c.source for c in tagged(nb, "how-to-use")] == [editions.HOW_TO_USE[edition]]
+    # each text is true of its edition: only the student's has lines and boxes, only the learner's collapses
+    assert "line" in editions.HOW_TO_USE["student"] and "Why boxes" in editions.HOW_TO_USE["student"]
+    assert "collapsed" in editions.HOW_TO_USE["learner"] and "tabled at the end" in editions.HOW_TO_USE["learner"]
+    assert "Everything is shown" in editions.HOW_TO_USE["teacher"]
+
+
+def test_the_teacher_edition_is_the_notebook_with_its_how_to_use():
+    nb, teacher = lab(), editions.teacher_edition(lab())
+    changed = [i for i, (a, b) in enumerate(zip(nb.cells, teacher.cells)) if a != b]
+    assert len(nb.cells) == len(teacher.cells) and changed == [nb.cells.index(tagged(nb, "how-to-use")[0])]
+
+
+def test_a_solution_region_becomes_the_stub_as_nbgrader_makes_it():
+    src = "fn f(x: u32) -> u32 {\n    let y = 1;\n    // BEGIN SOLUTION\n    x + y\n    // END SOLUTION\n}\nf(2)"
+    # nbgrader 0.9 ClearSolutions: the lines from BEGIN to END become the stub, indented like BEGIN
+    assert editions.stub_source(src) == 'fn f(x: u32) -> u32 {\n    let y = 1;\n    todo!("write this: see the task above")\n}\nf(2)'
+    assert editions.RUST_CODE_STUB == 'todo!("write this: see the task above")'
+    assert editions.stub_source("no region") == "no region"
+    nb = editions.stub_solutions(lab())
+    (sol,) = tagged(nb, "solution")
+    assert "partition_point" not in sol.source and sol.source.count("todo!(") == 1
+    assert sol.source.startswith("fn ring_owner(") and sol.source.endswith("}")
+    assert "partition_point" in tagged(lab(), "solution")[0].source  # the input is not changed
+
+
+def test_the_student_edition_is_a_worksheet():
+    student = editions.student_edition(lab())
+    assert not tagged(student, "answer") and all(not c.get("outputs") for c in student.cells if c.cell_type == "code")
+    kinds = [("predict" in c.metadata.get("tags", []), c.source) for c in student.cells]
+    for k, (is_predict, _) in enumerate(kinds):
+        if is_predict:
+            assert kinds[k + 1][1] == editions.PREDICTION_LINE, "no line to write the prediction on"
+    assert editions.PREDICTION_LINE == "**Your prediction:** ______________________________"
+    assert len(tagged(student, "why-box")) == 2
+    assert "todo!(" in tagged(student, "solution")[0].source
+    assert tagged(student, "check"), "the check stays: it tests the student's function"
+    nbformat.validate(student)
+
+
+def test_the_learner_copy_collapses_every_answer_and_keeps_the_model_solution():
+    original, copy = lab(), editions.learner_copy(lab())
+    nbformat.validate(copy)
+    assert all(not c.get("outputs") and c.execution_count is None for c in copy.cells if c.cell_type == "code")
+    answers = tagged(copy, "answer")
+    assert len(answers) == len(tagged(original, "answer")) + 1  # every answer kept, plus the model solution
+    for c in answers:
+        hidden = c.metadata.get("jupyter", {})
+        assert hidden.get("source_hidden") is True
+        assert c.cell_type == "markdown" or hidden.get("outputs_hidden") is True
+    for c in copy.cells:
+        if "answer" not in c.metadata.get("tags", []):
+            assert not c.metadata.get("jupyter", {}).get("source_hidden"), "a question cell is collapsed"
+    (sol,) = tagged(copy, "solution")
+    assert "todo!(" in sol.source and "partition_point" not in sol.source
+    check = next(i for i, c in enumerate(copy.cells) if "check" in c.metadata.get("tags", []))
+    model = copy.cells[check + 1]
+    assert model.cell_type == "markdown" and "answer" in model.metadata["tags"]
+    assert model.source.startswith("**Model solution.**\n\n```rust\nfn ring_owner(")
+    assert "points.partition_point(|p| p.0 < hash);" in model.source and "BEGIN SOLUTION" not in model.source
+    assert model.get("id") == "c14-model"
+
+
+def test_the_learner_copy_of_a_code_answer_hides_source_and_outputs():
+    nb = lab()
+    table = nbformat.v4.new_code_cell("checks", outputs=[nbformat.v4.new_output("stream", text="90.9%")])
+    table.metadata["tags"] = ["answer"]
+    nb.cells.insert(7, table)
+    hidden = editions.learner_copy(nb).cells[7]
+    assert hidden.metadata["jupyter"] == {"source_hidden": True, "outputs_hidden": True} and hidden.outputs == []
+
+
+def test_runnable_from_points_the_dep_at_the_crate(tmp_path):
+    nb = editions.runnable_from(lab(), REPO / "notebooks", REPO / "handouts" / "student")
+    assert nb.cells[2].source.startswith(':dep reshard = { path = "../..", ')
+
+
+# ---- the answer key ----------------------------------------------------------------------------
+
+
+def test_the_answer_key_holds_each_predicts_answer(tmp_path):
+    nb = lab()
+    found = answer_key.entries(nb)
+    assert [e["measured"] for e in found] == [[("share moved, 10 → 11, hash % N", "90.9%")],
+                                              [("keys on the new node, 10 → 11", "9,091")]]
+    assert found[0]["wrong"] == "about 9%, as adding one node of eleven should"
+    assert found[1]["why"] == "every node ends with about 1/11 of the keys"
+    assert found[0]["question"].startswith("Ten nodes become eleven")
+    chromium = handouts.find_chromium()
+    written = answer_key.write(nb, Path("01-lab.ipynb"), tmp_path, chromium)
+    page = (tmp_path / "01-key.html").read_text()
+    for text in ("share moved, 10 → 11, hash % N: <b>90.9%</b>", "keys on the new node, 10 → 11: <b>9,091</b>",
+                 "about 9%, as adding one node of eleven should",
+                 "a key stays only where h % 10 = h % 11: 10 of every 110 hash values",
+                 "What moves when a cluster grows?", "Ten nodes become eleven", "check_ring_owner", "2 points"):
+        assert text in page, text
+    assert "Predict." not in page and "<script" not in page
+    if chromium is None:
+        pytest.skip("no Chromium (Debian: apt install chromium): the key's PDF and its page count untested")
+    assert tmp_path / "01-key.pdf" in written
+    assert pdf_pages(tmp_path / "01-key.pdf") <= 2
+
+
+def test_a_predict_without_a_measured_line_says_so():
+    nb = lab()
+    nb.cells[6].outputs = []
+    page = answer_key.key_html(nb, "x.ipynb")
+    assert "no measured line in the outputs" in page
+
+
+def pdf_pages(pdf: Path) -> int:
+    if shutil.which("pdfinfo"):
+        r = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
+        return int(re.search(r"^Pages:\s+(\d+)", r.stdout, re.M).group(1))
+    try:
+        import pypdf
+    except ImportError:
+        pytest.skip("neither pdfinfo (poppler-utils) nor pypdf to count the key's pages")
+    return len(pypdf.PdfReader(str(pdf)).pages)
+
+
+@pytest.mark.parametrize("nb", LABS, ids=lambda p: p.name)
+def test_every_lab_has_a_key(out, nb):
+    page = out / "teacher" / (answer_key.key_name(nb) + ".html")
+    assert page.exists(), f"make handouts wrote no key for {nb.name}"
+    predicts = sum("predict" in c.metadata.get("tags", []) for c in nbformat.read(nb, as_version=4).cells)
+    assert page.read_text().count("<li>") == predicts
+
+
+@pytest.mark.skipif(handouts.find_chromium() is None, reason="no Chromium (Debian: apt install chromium)")
+def test_every_key_is_at_most_two_pages(tmp_path):
+    chromium = handouts.find_chromium()
+    pages = {}
+    for nb in LABS:
+        for p in answer_key.write(nbformat.read(nb, as_version=4), nb, tmp_path, chromium):
+            if p.suffix == ".pdf":
+                pages[nb.name] = pdf_pages(p)
+    assert pages and all(n <= 2 for n in pages.values()), pages
+
+
+def test_the_keys_question_leaves_out_headings_and_the_predict_label():
+    assert answer_key.question_of("### Step 5 · spread\n\nMovers land.\n\n**Predict.** How full?") == \
+        "Movers land.\n\nHow full?"
+    assert answer_key.measured_lines("x\nprediction · a: b, c: your guess 9% · measured 90.9%\n"
+                                     "prediction · keys: no guess written · measured 1,234\n") == \
+        [("a: b, c", "90.9%"), ("keys", "1,234")]

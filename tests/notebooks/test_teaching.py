@@ -1,4 +1,8 @@
-"""The teaching rules (teaching.py) on every committed notebook, and proof that they catch."""
+"""The teaching rules (teaching.py) on every committed notebook, and proof that they catch.
+
+The general rules are shown on GOOD, a few cells; the lab rules (issues 18 + 19: the budget, the
+leak gate, untagged answers, the frame, the exercise) on fixtures/lab.ipynb, a small lab that keeps
+every rule, each test planting one violation in a copy."""
 
 import json
 import sys
@@ -10,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import teaching  # noqa: E402
 
 NOTEBOOKS = sorted((Path(__file__).parents[2] / "notebooks").glob("*.ipynb"))
+LAB = Path(__file__).parent / "fixtures" / "lab.ipynb"
 
 
 @pytest.mark.parametrize("nb", NOTEBOOKS, ids=lambda p: p.name)
@@ -42,14 +47,14 @@ GOOD = [
 
 
 def test_a_good_notebook_passes(tmp_path):
-    assert teaching.problems(write(tmp_path, GOOD)) == []
+    assert teaching.problems(write(tmp_path, GOOD), lab=False) == []
 
 
 def test_a_guess_cell_may_go_on_with_the_observe_code(tmp_path):
     cells = json.loads(json.dumps(GOOD))
     cells[2] = cell("code", "// first your guess\nlet guess = Guess::none(); // e.g. Guess::percent(9.0)\n"
                     "let m = measure();\nprint!(\"{}\", guess.versus_share(m));", ["guess"])
-    assert teaching.problems(write(tmp_path, cells)) == []
+    assert teaching.problems(write(tmp_path, cells), lab=False) == []
 
 
 @pytest.mark.parametrize(
@@ -81,7 +86,7 @@ def test_a_guess_cell_may_go_on_with_the_observe_code(tmp_path):
 def test_each_rule_catches(tmp_path, change, expected):
     cells = json.loads(json.dumps(GOOD))
     change(cells)
-    found = teaching.problems(write(tmp_path, cells))
+    found = teaching.problems(write(tmp_path, cells), lab=False)
     assert any(expected in f for f in found), found
 
 
@@ -89,9 +94,164 @@ def test_a_name_only_an_answer_cell_defines_breaks_the_student_edition(tmp_path)
     cells = json.loads(json.dumps(GOOD))
     cells.insert(4, cell("code", "let floor = 1.0 / 11.0;", ["answer"]))
     cells.append(cell("code", "println!(\"{}\", floor);"))
-    assert any("only the answer cell" in f for f in teaching.problems(write(tmp_path, cells)))
+    assert any("only the answer cell" in f for f in teaching.problems(write(tmp_path, cells), lab=False))
     cells[-1] = cell("code", "let floor = 0.5;\nprintln!(\"{}\", floor);")  # its own: fine
-    assert not any("only the answer cell" in f for f in teaching.problems(write(tmp_path, cells)))
+    assert not any("only the answer cell" in f for f in teaching.problems(write(tmp_path, cells), lab=False))
     cells[4] = cell("code", "{\n    let floor = 1.0 / 11.0;\n    floor\n}", ["answer"])  # a block: fine
     cells[-1] = cell("code", "println!(\"{}\", 1);")
-    assert not any("only the answer cell" in f for f in teaching.problems(write(tmp_path, cells)))
+    assert not any("only the answer cell" in f for f in teaching.problems(write(tmp_path, cells), lab=False))
+
+
+# ---- the lab rules ---------------------------------------------------------------------------
+
+
+def lab_cells():
+    """The fixture's cells, sources and output texts joined into strings (easier to change)."""
+    cells = json.loads(LAB.read_text())["cells"]
+    for c in cells:
+        c["source"] = teaching.text(c["source"])
+        for o in c.get("outputs", []):
+            if "text" in o:
+                o["text"] = teaching.text(o["text"])
+    return cells
+
+
+def lab_found(tmp_path, cells):
+    p = tmp_path / "01-lab.ipynb"
+    nb = json.loads(LAB.read_text())
+    nb["cells"] = cells
+    p.write_text(json.dumps(nb))
+    return teaching.problems(p)  # a numbered lab: the lab rules apply by its name
+
+
+def test_the_lab_fixture_keeps_every_rule(tmp_path):
+    assert lab_found(tmp_path, lab_cells()) == []
+
+
+def test_the_lab_rules_skip_the_index(tmp_path):
+    p = tmp_path / "00-index.ipynb"
+    p.write_text(json.dumps({"cells": GOOD, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    assert teaching.problems(p) == []
+    assert teaching.is_lab(Path("08-x.ipynb")) and not teaching.is_lab(Path("00-index.ipynb"))
+
+
+def md(src, tags=(), **meta):
+    c = cell("markdown", src, tags)
+    c["metadata"].update(meta)
+    return c
+
+
+def index_of(cells, tag):
+    return next(i for i, c in enumerate(cells) if tag in c["metadata"].get("tags", []))
+
+
+def predict_step(n):
+    """One more whole step: a Predict with its metadata, a guess cell with a book line, a Why."""
+    return [
+        md(f"**Predict.** Question {n}?", ["predict"], reshard={"wrong": "w", "why": "y"}),
+        cell("code", f'let guess_{n} = Guess::none();\nprint!("{{}}", book.count("q{n}", guess_{n}, 1));', ["guess"]),
+        md("**Why.** Because.", ["answer"]),
+    ]
+
+
+def plant(where, *new):
+    """Insert cells before the cell tagged `where`."""
+    def change(c):
+        i = index_of(c, where)
+        c[i:i] = list(new)
+    return change
+
+
+def retag(tag, new_tags):
+    def change(c):
+        c[index_of(c, tag)]["metadata"]["tags"] = new_tags
+    return change
+
+
+def edit(tag, fn):
+    def change(c):
+        i = index_of(c, tag)
+        c[i] = fn(c[i])
+    return change
+
+
+def set_source(cell_, src):
+    cell_["source"] = src
+    return cell_
+
+
+def drop_meta(path):
+    def fn(c):
+        d = c["metadata"]
+        for k in path[:-1]:
+            d = d[k]
+        del d[path[-1]]
+        return c
+    return fn
+
+
+WORDS = " ".join(["word"] * 1_450)
+CODE_LINES = "\n".join(f"let x{i} = {i};" for i in range(15))
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        # the budget
+        (plant("exercise", *sum((predict_step(n) for n in range(5)), [])), "7 Predicts (at most 6)"),
+        (plant("exercise", md(WORDS)), "student-visible words (at most 1,500)"),
+        (plant("exercise", *[cell("code", CODE_LINES) for _ in range(16)]), "code lines (at most 250)"),
+        (plant("exercise", *[cell("code", "x;") for _ in range(24)]), "31 code cells (at most 30)"),
+        # the leak gate: a Why's bold figure in a cell's source, or in an output, above its Predict
+        (lambda c: c.__setitem__(4, md("## Step 1 · 90.9% of what?")), "bold '90.9%' is already visible in cell 4"),
+        (lambda c: c[6]["outputs"][0].__setitem__("text", c[6]["outputs"][0]["text"] + "new node: 9,091 keys\n"),
+         "bold '9,091' is already visible in cell 6"),
+        # answer-bearing text left untagged
+        (plant("exercise", md("**Predict.** And with 12 nodes?")), "says Predict but is not tagged `predict`"),
+        (plant("exercise", md("Go deeper. Predict: and with 12 nodes?")), "says Predict but is not tagged"),
+        (plant("exercise", md("**Why it is so.** Because.")), "holds a **Why but is not tagged `answer`"),
+        # the frame
+        (lambda c: c[0].__setitem__("source", c[0]["source"].replace("**Assumes:**", "Assumes:")), "lacks **Assumes:**"),
+        (lambda c: c[0].__setitem__("source", c[0]["source"].replace("**DDIA:**", "DDIA:")), "lacks **DDIA:**"),
+        (lambda c: c.append(md("The end.")), "lacks **Next:**"),
+        (retag("how-to-use", []), "0 cells tagged `how-to-use`"),
+        (plant("exercise", md("How to use, again.", ["how-to-use"])), "2 cells tagged `how-to-use`"),
+        (retag("predictions", []), "no code cell tagged `predictions`"),
+        # the Predict's metadata and its book line
+        (edit("predict", drop_meta(["reshard", "wrong"])), "lacks metadata reshard.wrong"),
+        (edit("predict", drop_meta(["reshard", "why"])), "lacks metadata reshard.why"),
+        (edit("guess", lambda c: set_source(c, "let guess_share = Guess::none();\nprint!(\"{}\", moved);")),
+         "no `book.share(\"label\", guess, measured)`"),
+        # the exercise
+        (retag("solution", []), "no exercise"),
+        (edit("solution", lambda c: set_source(c, "fn ring_owner(p: &[(u32, usize)], h: u32) -> usize {\n    0\n}")),
+         "lacks `// BEGIN SOLUTION`"),
+        (edit("solution", drop_meta(["nbgrader"])), "the solution cell lacks nbgrader metadata"),
+        (retag("check", []), "must be its check, tagged `check`"),
+        (edit("check", drop_meta(["nbgrader", "points"])), "the check cell lacks nbgrader grading metadata"),
+        # words
+        (plant("predict", md("The lcm of 10 and 11 is 110.")), "first use of \"lcm\""),
+        (plant("exercise", md("The floor is changed nodes / nodes after.")), "|Δ| ÷ max(old, new)"),
+    ],
+)
+def test_each_lab_rule_catches(tmp_path, change, expected):
+    cells = lab_cells()
+    change(cells)
+    found = lab_found(tmp_path, cells)
+    assert any(expected in f for f in found), "\n".join(found)
+
+
+def test_a_figure_recalled_plain_or_shown_below_its_predict_is_no_leak(tmp_path):
+    cells = lab_cells()
+    # the Why's figure in an earlier step's answer cell, in a later cell, and plain in the Why of step 2
+    cells.insert(index_of(cells, "exercise"), md("Recall: 90.9% moved, and 9,091 keys landed on the new node."))
+    cells[7]["source"] += "\n\nThe new node's share is recalled below."
+    assert lab_found(tmp_path, cells) == []
+
+
+def test_the_lab_budget_counts_as_labcheck_does():
+    size = teaching.budget(lab_cells())
+    # counted by hand from fixtures/lab.ipynb: 2 Predicts; code lines 3+1+3+3+6+3+1; 7 code cells
+    assert size["predicts"] == 2
+    assert size["code_lines"] == 20 and size["code_cells"] == 7
+    assert teaching.student_words("a [link](http://x.y/z) <b>b</b> — 1,500") == 4
