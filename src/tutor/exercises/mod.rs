@@ -18,6 +18,9 @@
 //! assert!(wrong.to_string().contains("n = 0: yours 1, the crate's 0"), "{wrong}");
 //! ```
 
+pub mod shards;
+pub use shards::shard_rebalance;
+
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
