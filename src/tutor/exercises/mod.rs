@@ -28,6 +28,8 @@ use crate::present::thousands;
 
 pub mod jump;
 pub use jump::jump_hash;
+pub mod bounded;
+pub use bounded::bounded_owner;
 
 /// The first input on which the learner's answer and the crate's differ.
 #[derive(Debug, Clone, PartialEq, Eq)]
