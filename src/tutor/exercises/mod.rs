@@ -18,6 +18,9 @@
 //! assert!(wrong.to_string().contains("n = 0: yours 1, the crate's 0"), "{wrong}");
 //! ```
 
+pub mod ring;
+pub use ring::ring_owner;
+
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
