@@ -51,7 +51,7 @@ impl Case {
     fn hashes(&self) -> Vec<(String, u32)> {
         let h = &self.sorted.hashes;
         let last = h.len() - 1;
-        let mut out = vec![("hash 0".to_string(), 0)];
+        let mut out = vec![("the bottom of the circle".to_string(), 0)];
         for i in (0..h.len().min(8)).chain((last >= 8).then_some(last)) {
             let p = h[i];
             out.push((format!("exactly on point {i}, of node {}", self.node(self.sorted.nodes[i])), p));
@@ -186,6 +186,6 @@ mod tests {
     fn a_panic_is_a_difference() {
         let r = ring_owner(|_: &[(u32, usize)], _: u32| -> usize { todo!() });
         assert!(!r.passed());
-        assert!(r.to_string().contains("hash 0"), "{r}");
+        assert!(r.to_string().contains("hash 0 (the bottom of the circle)"), "{r}");
     }
 }
