@@ -21,7 +21,9 @@ pub struct RingDiagram {
 /// * `keys`: optional key positions, drawn inside the ring in their owner's colour and shape.
 ///
 /// The arc from the previous point (exclusive) to a point (inclusive) belongs to that point's
-/// node and is drawn as a band inside the circle; the legend gives each node's share.
+/// node and is drawn as a band inside the circle; the legend gives each node's share of the
+/// ring and its points. The keys are drawn as a sample (the legend says so): a node's load is
+/// its share of the ring, not a count of a few hundred dots.
 pub fn ring_diagram<S: AsRef<str>>(
     title: &str,
     points: &[(f64, usize)],
@@ -61,28 +63,31 @@ impl RingDiagram {
         nodes.sort_unstable();
         nodes.dedup();
         let slot = |node: usize| nodes.binary_search(&node).unwrap_or(0);
-        let (mut share, mut count, mut keys) = (vec![0.0; nodes.len()], vec![0; nodes.len()], vec![0; nodes.len()]);
+        let (mut share, mut count) = (vec![0.0; nodes.len()], vec![0; nodes.len()]);
         for (i, p) in pts.iter().enumerate() {
             (share[slot(p.1)], count[slot(p.1)]) = (share[slot(p.1)] + p.0 - start(i), count[slot(p.1)] + 1);
         }
-        self.keys.iter().flatten().for_each(|&k| keys[slot(owner(k))] += 1);
         let plural = |n: usize, what: &str| format!("{} {what}{}", thousands(n as u64), if n == 1 { "" } else { "s" });
         let lines: Vec<String> = (0..nodes.len())
             .map(|i| {
-                let k = if self.keys.is_some() { format!(", {}", plural(keys[i], "key")) } else { String::new() };
                 format!(
-                    "{}: {:.1}% of ring, {}{k}",
+                    "{}: {:.1}% of ring, {}",
                     node_name(&self.names, nodes[i]),
                     share[i] * 100.0,
                     plural(count[i], "point")
                 )
             })
             .collect();
-        let notes = ["A key belongs to the first point", "at or after it, going clockwise."];
+        let mut notes = vec!["A key belongs to the first point".to_string(), "at or after it, going clockwise.".into()];
+        if let Some(k) = self.keys.as_ref().filter(|k| !k.is_empty()) {
+            notes.push(format!("Dots: a sample of {}, drawn", plural(k.len(), "key")));
+            notes.push("to show the rule, not the load.".into());
+        }
         render(&self.frame, |a| {
             let (w, h) = (f64::from(a.dim_in_pixel().0), f64::from(a.dim_in_pixel().1));
             let shown = nodes.len().min(((h - 60.0) / 22.0).max(1.0) as usize);
-            let texts = lines.iter().take(shown).map(|s| text_w(s, 12.0) + 40.0).chain(notes.map(|s| text_w(s, TICK)));
+            let texts =
+                lines.iter().take(shown).map(|s| text_w(s, 12.0) + 40.0).chain(notes.iter().map(|s| text_w(s, TICK)));
             let aw = (w - texts.fold(0.0, f64::max).min(w * 0.55) - 30.0).max(60.0);
             let (cx, cy, r) = (aw / 2.0 + 10.0, h / 2.0, (aw.min(h - 10.0) / 2.0 - 28.0).max(20.0));
             let (r_out, r_in) = (r - 3.0, r - 3.0 - (r * 0.14).clamp(6.0, 22.0));
@@ -155,9 +160,26 @@ impl RingDiagram {
                 y += 22.0;
             }
             for (i, note) in notes.iter().enumerate() {
-                text(a, *note, (lx, y + 15.0 * i as f64), left(TICK).color(&MUTED))?;
+                text(a, note.as_str(), (lx, y + 15.0 * i as f64), left(TICK).color(&MUTED))?;
             }
             Ok(())
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_legend_gives_ring_shares_and_calls_the_dots_a_sample() {
+        let pts: Vec<(f64, usize)> = (0..8).map(|i| (i as f64 / 8.0, i % 2)).collect();
+        let keys: Vec<f64> = (0..300).map(|i| (i as f64 * 0.618) % 1.0).collect();
+        let svg = ring_diagram("r", &pts, &["A", "B"], Some(&keys)).build().svg().to_string();
+        assert!(svg.contains("A: 50.0% of ring, 4 points"), "{svg}");
+        assert!(svg.contains("Dots: a sample of 300 keys, drawn"), "{svg}");
+        assert!(!svg.contains("points, "), "no key count per node in the legend");
+        let bare = ring_diagram("r", &pts, &["A", "B"], None).build().svg().to_string();
+        assert!(!bare.contains("Dots:"));
     }
 }

@@ -20,6 +20,8 @@
 
 pub mod shards;
 pub use shards::shard_rebalance;
+pub mod ring;
+pub use ring::ring_owner;
 
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
