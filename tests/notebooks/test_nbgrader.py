@@ -13,6 +13,7 @@ its kernel build between runs (kernel/launch.py keys the kept build by folder).
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -22,20 +23,28 @@ from pathlib import Path
 import nbformat
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+
 REPO = Path(__file__).resolve().parents[2]
 COURSE = REPO / "target" / "nbgrader-test"
 LAB = "01"
 BIN = Path(sys.executable).parent
 
-# The wrong submission: the ring's owner, off by one where the ring wraps around.
-WRONG = {
-    "ring_owner": None,  # filled below from the model solution
+# The wrong submission, per exercise (grade_id): lab 01's ring owner, off by one where the
+# ring wraps around — past the last point it answers the LAST point's node, not the first's.
+WRONG_BODIES = {
+    "ring_owner": (
+        "    let i = points.partition_point(|&(p, _)| p < hash);\n"
+        "    points.get(i).unwrap_or(&points[points.len() - 1]).1\n"
+    ),
 }
 
 
 def nbgrader(*args, timeout=1800):
+    # nbgrader runs `alembic` (its database migrations) from PATH: the venv's bin first
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     out = subprocess.run([str(BIN / "nbgrader"), *args], cwd=COURSE, capture_output=True, text=True,
-                         timeout=timeout)
+                         timeout=timeout, env=env)
     assert out.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{out.stdout}\n{out.stderr}"
     assert "[ERROR]" not in out.stderr and "| ERROR]" not in out.stderr, out.stderr[-4000:]
     return out
@@ -63,12 +72,6 @@ def region(source: str) -> str:
     m = re.search(r"^[ \t]*// BEGIN SOLUTION\n(.*?)^[ \t]*// END SOLUTION\n", source, re.S | re.M)
     assert m, source
     return m.group(1)
-
-
-def wrong_ring_owner(model: str) -> str:
-    """The model's body with the wrap-around broken: past the last point, the LAST point's node
-    (instead of the first's)."""
-    return WRONG_RING_OWNER
 
 
 @pytest.mark.usefixtures("rust_kernel")
