@@ -32,6 +32,8 @@ pub mod jump;
 pub use jump::jump_hash;
 pub mod bounded;
 pub use bounded::bounded_owner;
+pub mod rendezvous;
+pub use rendezvous::rendezvous_owner;
 
 /// The first input on which the learner's answer and the crate's differ.
 #[derive(Debug, Clone, PartialEq, Eq)]
