@@ -63,6 +63,11 @@ HOW_TO_USE = {
 
 WHY_BOX = '**Why?** Write the reason in your own words.\n\n<div class="why-box"></div>'
 PREDICTION_LINE = "**Your prediction:** ______________________________"
+# The line a guess cell prints through the lab's `Predictions` book (reshard::tutor::predictions):
+# `prediction · <label>: your guess … · measured …` (or `no guess written`).
+PREDICTION_OUTPUT = re.compile(
+    r"^prediction · (?P<label>.+?): (?:your guess .*?|no guess written) · measured (?P<value>.+?)\s*$",
+    re.MULTILINE)
 MODEL_SOLUTION = "**Model solution.**\n\n```rust\n{code}\n```"
 
 
@@ -134,18 +139,60 @@ def student_edition(nb):
     """The worksheet: `answer` cells dropped (a run of answers with a markdown one, a Why, leaves
     one empty Why? box), a prediction line after each Predict, outputs cleared, solutions stubbed,
     "How to use" for the student."""
+    labels = predicted_labels(nb)
     nb = stub_solutions(clear_outputs(set_how_to_use(nb, "student")))
     cells = []
-    for cell in nb.cells:
+    for i, cell in enumerate(nb.cells):
         t = tags(cell)
         if "answer" not in t:
             cells.append(cell)
             if "predict" in t:
-                cells.append(_tagged(nbformat.v4.new_markdown_cell(PREDICTION_LINE), "prediction-line"))
+                line = prediction_lines(labels.get(i, []))
+                cells.append(_tagged(nbformat.v4.new_markdown_cell(line), "prediction-line"))
         elif cell.cell_type == "markdown" and not (cells and "why-box" in tags(cells[-1])):
             cells.append(_tagged(nbformat.v4.new_markdown_cell(WHY_BOX), "why-box"))
     nb.cells = cells
     return nb
+
+
+def output_text(cell) -> str:
+    """A code cell's printed text (streams and plain-text results)."""
+    parts = []
+    for out in cell.get("outputs", []):
+        if "text" in out:
+            parts.append(_text(out["text"]))
+        elif "text/plain" in out.get("data", {}):
+            parts.append(_text(out["data"]["text/plain"]))
+    return "\n".join(parts)
+
+
+def _text(src) -> str:
+    return "".join(src) if isinstance(src, list) else (src or "")
+
+
+def predicted_labels(nb) -> dict[int, list[str]]:
+    """For each Predict (by cell index): the labels of the prediction lines its cells printed,
+    from the committed outputs, in order (the questions the worksheet gives a line each)."""
+    predicts = [i for i, c in enumerate(nb.cells) if "predict" in tags(c)]
+    found = {}
+    for k, p in enumerate(predicts):
+        end = predicts[k + 1] if k + 1 < len(predicts) else len(nb.cells)
+        seen = []
+        for cell in nb.cells[p + 1:end]:
+            if cell.cell_type == "code":
+                for m in PREDICTION_OUTPUT.finditer(output_text(cell)):
+                    if m["label"] not in seen:
+                        seen.append(m["label"])
+        found[p] = seen
+    return found
+
+
+def prediction_lines(labels: list[str]) -> str:
+    """One line to write on, or one per measured answer, named by its label."""
+    if len(labels) <= 1:
+        return PREDICTION_LINE
+    rows = "\n".join(f"- {label}: ____________________" for label in labels)
+    return f"**Your predictions:**\n\n{rows}"
 
 
 def _collapse(cell):

@@ -175,13 +175,25 @@ def test_the_student_edition_is_a_worksheet():
     kinds = [("predict" in c.metadata.get("tags", []), c.source) for c in student.cells]
     for k, (is_predict, _) in enumerate(kinds):
         if is_predict:
-            assert kinds[k + 1][1] == editions.PREDICTION_LINE, "no line to write the prediction on"
+            assert kinds[k + 1][1].startswith("**Your prediction"), "no line to write the prediction on"
     assert editions.PREDICTION_LINE == "**Your prediction:** ______________________________"
     assert len(tagged(student, "why-box")) == 2
     assert "todo!(" in tagged(student, "solution")[0].source
     assert tagged(student, "check"), "the check stays: it tests the student's function"
     nbformat.validate(student)
 
+
+def test_a_predict_with_several_answers_gets_a_line_each():
+    nb = lab()
+    (p,) = [i for i, c in enumerate(nb.cells) if "predict" in c.metadata.get("tags", [])][:1]
+    guess = nb.cells[p + 1]
+    guess.outputs = [nbformat.v4.new_output("stream", text=(
+        "prediction · share moved, 3 → 4: no guess written · measured 75.0%\n"
+        "prediction · share moved, 10 → 11: your guess 9% · measured 91.0%\n"))]
+    student = editions.student_edition(nb)
+    (line,) = [c.source for c in student.cells if "prediction-line" in c.metadata.get("tags", [])][:1]
+    assert "- share moved, 3 → 4: ___" in line and "- share moved, 10 → 11: ___" in line
+    assert "75.0" not in line and "91.0" not in line  # the labels, never the answers
 
 def test_the_learner_copy_collapses_every_answer_and_keeps_the_model_solution():
     original, copy = lab(), editions.learner_copy(lab())
