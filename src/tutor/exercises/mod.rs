@@ -23,6 +23,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::present::thousands;
 
+pub mod replicas;
+pub use replicas::replica_set;
+
 /// The first input on which the learner's answer and the crate's differ.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Difference {
