@@ -440,9 +440,9 @@ mod tests {
 
     #[test]
     fn line_inks_differ_in_dash_pattern() {
-        for i in 0..INKS.len() {
-            for j in 0..i {
-                assert_ne!(INKS[i].1, INKS[j].1, "inks {j} and {i} have one dash pattern");
+        for (i, a) in INKS.iter().enumerate() {
+            for (j, b) in INKS.iter().enumerate().take(i) {
+                assert_ne!(a.1, b.1, "inks {j} and {i} have one dash pattern");
             }
         }
     }
