@@ -3,8 +3,9 @@
     .venv/bin/python scripts/lab_screens.py --root workspace --lab 02-rendezvous-hashing.ipynb --out /tmp/screens
 
 Starts JupyterLab on 127.0.0.1 (a free port, a random token) on ROOT, opens the lab, and saves
-PNGs: 1-opened.png (the first screen), 2-run-all.png (after Run → Run All Cells and the kernel
-going idle), 3-revealed.png (the first collapsed answer cell clicked open). Everything it starts
+PNGs: 1-opened.png (the first screen), 2-run-all.png (after Restart Kernel and Run All Cells and the
+kernel going idle), 3-collapsed.png and 4-revealed.png (the first
+collapsed Why, before and after a click). Everything it starts
 is stopped at the end. Uses Chromium's DevTools protocol over a websocket (websocket-client,
 which JupyterLab's server already depends on); no browser automation package is needed.
 """
@@ -75,24 +76,22 @@ class Page:
             time.sleep(0.5)
         raise SystemExit(f"timed out waiting for {what}")
 
+    def click(self, selector: str) -> bool:
+        """A real mouse click (pressed, released) at the middle of the first match: JupyterLab's
+        toolbar buttons act on mousedown, which a scripted element.click() does not send."""
+        box = self.js(f"(() => {{ const e = document.querySelector({json.dumps(selector)});"
+                      " if (!e) return null; e.scrollIntoView({block: 'center'});"
+                      " const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()")
+        if not box:
+            return False
+        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+            self.call("Input.dispatchMouseEvent", type=kind, x=box[0], y=box[1], button="left", clickCount=1)
+        return True
+
     def shot(self, path: Path) -> None:
         data = self.call("Page.captureScreenshot", format="png")["data"]
         path.write_bytes(base64.b64decode(data))
         print("wrote", path)
-
-
-CLICK_MENU = """
-(() => {
-  const byText = (sel, t) => [...document.querySelectorAll(sel)].find(e => e.textContent.trim() === t);
-  const menu = byText('.lm-MenuBar-itemLabel', %s);
-  if (!menu) return false;
-  menu.click();
-  const item = byText('.lm-Menu-itemLabel', %s);
-  if (!item) return false;
-  item.click();
-  return true;
-})()
-"""
 
 
 def main(argv: list[str]) -> int:
@@ -136,29 +135,27 @@ def main(argv: list[str]) -> int:
         page.shot(a.out / "1-opened.png")
         if not a.run_all:
             return 0
-        if not page.js(CLICK_MENU % (json.dumps("Run"), json.dumps("Run All Cells"))):
-            raise SystemExit("could not find Run → Run All Cells")
+        # The toolbar's "Restart the kernel and run all cells" (⏩), then the dialog's accept button.
+        if not page.click('[data-command="notebook:restart-run-all"]'):
+            raise SystemExit("could not find the toolbar's restart-and-run-all button")
+        page.wait_for("!!document.querySelector('.jp-Dialog-button.jp-mod-accept')", 20, "the restart dialog")
+        page.click(".jp-Dialog-button.jp-mod-accept")
         time.sleep(5)
         idle = ("(() => { const p = [...document.querySelectorAll('.jp-InputArea-prompt')]"
                 ".map(e => e.textContent); return p.length > 0 && !p.some(t => t.includes('*')); })()")
         page.wait_for(idle, a.wait, "Run All to finish")
         time.sleep(2)
         page.shot(a.out / "2-run-all.png")
-        reveal = """
-(() => {
-  const hidden = document.querySelector('.jp-Cell .jp-InputPlaceholder, .jp-Cell .jp-OutputPlaceholder');
-  if (!hidden) return false;
-  hidden.scrollIntoView({block: 'center'});
-  hidden.click();
-  return true;
-})()
-"""
-        if not page.js(reveal):
-            raise SystemExit("no collapsed cell found to reveal")
+        # The first collapsed Why: JupyterLab shows it as a placeholder bar; a click opens it.
+        why = ".jp-MarkdownCell .jp-InputPlaceholder"
+        if not page.js(f"(() => {{ const e = document.querySelector({json.dumps(why)});"
+                       " if (!e) return false; e.scrollIntoView({block: 'center'}); return true; })()"):
+            raise SystemExit("no collapsed Why found to reveal")
+        time.sleep(1)
+        page.shot(a.out / "3-collapsed.png")
+        page.click(why)
         time.sleep(2)
-        page.js("(() => { const c = document.querySelector('.jp-Cell .jp-InputPlaceholder, .jp-Cell .jp-OutputPlaceholder');"
-                " return true; })()")
-        page.shot(a.out / "3-revealed.png")
+        page.shot(a.out / "4-revealed.png")
         return 0
     finally:
         for p in (browser, jl):

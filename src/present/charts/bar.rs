@@ -65,7 +65,7 @@ impl BarChart {
         let vals = bars.iter().map(|b| b.2).chain(self.refs.iter().map(|r| r.0).filter(|v| v.is_finite()));
         let (lo, hi) = vals.fold((0.0f64, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
         let named = self.series.iter().enumerate().filter(|s| !s.1 .0.is_empty());
-        let mut legend: Legend = named.map(|(j, s)| (Key::Fill(color(j)), s.0.clone())).collect();
+        let mut legend: Legend = named.map(|(j, s)| (Key::Bar(j), s.0.clone())).collect();
         legend.extend(ref_keys(&self.refs));
         render(&self.frame, |a| {
             let plot = with_legend(a, &legend)?;
@@ -82,7 +82,15 @@ impl BarChart {
             let fits = bars.iter().all(|b| text_w(&fy(b.2), 11.0) <= bar_px + 2.0);
             for &(j, g, v) in &bars {
                 let r = [(x(g, j) + 0.01 * bw, 0.0), (x(g, j) + 0.99 * bw, v)];
-                chart.draw_series([Rectangle::new(r, color(j).filled()), Rectangle::new(r, INK)])?;
+                chart.draw_series([Rectangle::new(r, color(j).filled())])?;
+                if hatch_kind(j) > 0 {
+                    let at = |p: (f64, f64)| {
+                        let (x, y) = chart.backend_coord(&p);
+                        (f64::from(x - base.0), f64::from(y - base.1))
+                    };
+                    hatch(&plot, at(r[0]), at(r[1]), hatch_kind(j), color(j))?;
+                }
+                chart.draw_series([Rectangle::new(r, INK)])?;
                 if fits {
                     let (vp, dy) = if v >= 0.0 { (Bottom, -3) } else { (Top, 3) };
                     let label = Text::new(fy(v), (0, dy), font(11.0, Mid, vp));

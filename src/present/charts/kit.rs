@@ -100,21 +100,146 @@ pub(super) fn mark<CT: CoordTranslate>(
     Ok(())
 }
 
-/// A line through `pts`, solid or dashed (`dash`, `gap` in pixels).
+/// A line through `pts`, solid (`dash` empty) or dashed with the pattern `dash` (dash, gap,
+/// dash, gap… in pixels). The pattern runs on across the corners of the line.
 pub(super) fn line<CT: CoordTranslate>(
     a: &DrawingArea<SVGBackend, CT>,
     pts: Vec<CT::From>,
-    dash: (u32, u32),
+    dash: &[u32],
     s: ShapeStyle,
-) -> Res
-where
-    CT::From: Clone,
-{
-    match dash {
-        (0, _) => a.draw(&PathElement::new(pts, s))?,
-        (d, g) => a.draw(&DashedPathElement::new(pts, d, g, s))?,
+) -> Res {
+    if dash.len() < 2 {
+        a.draw(&PathElement::new(pts, s))?;
+        return Ok(());
+    }
+    let base = a.get_base_pixel();
+    let px: Vec<(f64, f64)> =
+        pts.iter().map(|p| a.map_coordinate(p)).map(|(x, y)| (f64::from(x - base.0), f64::from(y - base.1))).collect();
+    let flat = a.strip_coord_spec();
+    for piece in dash_pieces(&px, dash) {
+        path(&flat, &piece, s)?;
     }
     Ok(())
+}
+
+/// The dashes of the polyline `pts` (pixels) under `pattern` (dash, gap, dash, gap…; an odd
+/// length repeats the last gap as the pattern's own), each dash a polyline of its own.
+pub(super) fn dash_pieces(pts: &[(f64, f64)], pattern: &[u32]) -> Vec<Vec<(f64, f64)>> {
+    let len = |k: usize| f64::from(pattern[k % pattern.len()]).max(0.5);
+    let Some(&first) = pts.first() else { return Vec::new() };
+    if pattern.len() < 2 {
+        return vec![pts.to_vec()];
+    }
+    let steps = pattern.len() + pattern.len() % 2; // on, off, on, off…
+    let (mut out, mut cur, mut k, mut left) = (Vec::new(), vec![first], 0usize, len(0));
+    for w in pts.windows(2) {
+        let ((ax, ay), (bx, by)) = (w[0], w[1]);
+        let d = (bx - ax).hypot(by - ay);
+        let mut t = 0.0;
+        while d - t > left {
+            t += left;
+            let p = (ax + (bx - ax) * t / d, ay + (by - ay) * t / d);
+            if k % 2 == 0 {
+                cur.push(p);
+                out.push(std::mem::take(&mut cur));
+            } else {
+                cur = vec![p];
+            }
+            k = (k + 1) % steps;
+            left = len(k);
+        }
+        left -= d - t;
+        if k % 2 == 0 {
+            cur.push((bx, by));
+        }
+    }
+    if k % 2 == 0 && cur.len() > 1 {
+        out.push(cur);
+    }
+    out
+}
+
+/// Grey level of a colour as a greyscale print keeps it (luma, 0 black … 255 white).
+pub(super) fn grey(c: RGBColor) -> f64 {
+    0.299 * f64::from(c.0) + 0.587 * f64::from(c.1) + 0.114 * f64::from(c.2)
+}
+
+/// Bar series `j`'s hatching: none for the first two (their greys differ), then `/`, `\`,
+/// both, and horizontal, in turn.
+pub(super) fn hatch_kind(j: usize) -> usize {
+    if j < 2 {
+        0
+    } else {
+        1 + (j - 2) % 4
+    }
+}
+
+/// Hatch lines over the pixel rectangle `(x0, y0)`–`(x1, y1)` of fill `fill`, `gap` pixels
+/// apart: kind 1 `/`, 2 `\`, 3 both, 4 horizontal, 0 none. White on a dark fill, dark on a
+/// light one. Each direction is one zigzag polyline whose turns run along the rectangle's
+/// edges: draw the outline after it.
+pub(super) fn hatch(a: &Area, (x0, y0): (f64, f64), (x1, y1): (f64, f64), kind: usize, fill: RGBColor) -> Res {
+    let ink = if grey(fill) < 140.0 { WHITE } else { INK };
+    let (lo, hi) = ((x0.min(x1), y0.min(y1)), (x0.max(x1), y0.max(y1)));
+    let dirs: &[u8] = match kind {
+        1 => &[1],
+        2 => &[2],
+        3 => &[1, 2],
+        4 => &[0],
+        _ => &[],
+    };
+    for &d in dirs {
+        let z = zigzag(lo, hi, d, 5.0);
+        if z.len() > 1 {
+            path(a, &z, ink.stroke_width(1))?;
+        }
+    }
+    Ok(())
+}
+
+/// Parallel lines across a rectangle, `gap` apart (`dir` 0 horizontal, 1 `/`, 2 `\`), joined
+/// into one polyline: every other line is walked backwards, and the join goes round the
+/// corner when the two ends lie on different edges.
+pub(super) fn zigzag((x0, y0): (f64, f64), (x1, y1): (f64, f64), dir: u8, gap: f64) -> Vec<(f64, f64)> {
+    let (w, h) = (x1 - x0, y1 - y0);
+    if !(w > 0.0 && h > 0.0 && gap > 0.0) || w + h > 1e5 {
+        return Vec::new();
+    }
+    let mut segs = Vec::new();
+    let mut c = gap / 2.0;
+    if dir == 0 {
+        while c < h {
+            segs.push(((0.0, c), (w, c)));
+            c += gap;
+        }
+    } else {
+        // `/`: the lines x + y = c (y grows downwards), from the left or bottom edge up to
+        // the top or right edge; `\` is its mirror image.
+        while c < w + h {
+            let (xa, xb) = ((c - h).max(0.0), c.min(w));
+            let m = |x: f64| if dir == 2 { w - x } else { x };
+            segs.push(((m(xa), c - xa), (m(xb), c - xb)));
+            c += gap;
+        }
+    }
+    let edges = |(x, y): (f64, f64)| -> u8 {
+        let e = 1e-6;
+        u8::from(x <= e) | u8::from(x >= w - e) << 1 | u8::from(y <= e) << 2 | u8::from(y >= h - e) << 3
+    };
+    let mut out: Vec<(f64, f64)> = Vec::with_capacity(segs.len() * 2 + 2);
+    for (i, &(a, b)) in segs.iter().enumerate() {
+        let (a, b) = if i % 2 == 0 { (a, b) } else { (b, a) };
+        if let Some(&prev) = out.last() {
+            let (p, q) = (edges(prev), edges(a));
+            if p & q == 0 {
+                let u = p | q;
+                out.push((if u & 1 != 0 { 0.0 } else { w }, if u & 4 != 0 { 0.0 } else { h }));
+            }
+        }
+        out.push(a);
+        out.push(b);
+    }
+    out.into_iter().map(|(x, y)| (x0 + x, y0 + y)).collect()
 }
 
 /// A legend entry's picture.
@@ -124,6 +249,8 @@ pub(super) enum Key {
     Series(usize, bool, bool, bool),
     /// A filled box.
     Fill(RGBColor),
+    /// Bar series `j`: its fill, hatching and outline.
+    Bar(usize),
     /// Reference line `k`.
     Ref(usize),
 }
@@ -133,7 +260,7 @@ pub(super) type Legend = Vec<(Key, String)>;
 /// Splits `a` into the chart and a strip under it, where it draws the legend in centred rows.
 pub(super) fn with_legend<'a>(a: &Area<'a>, items: &Legend) -> Result<Area<'a>, DrawError> {
     let (w, h) = a.dim_in_pixel();
-    let key_w = |label: &str| 52.0 + text_w(label, 12.0);
+    let key_w = |label: &str| 60.0 + text_w(label, 12.0);
     let mut rows: Vec<Vec<usize>> = Vec::new();
     let mut used = f64::INFINITY;
     for (i, (_, label)) in items.iter().enumerate() {
@@ -153,27 +280,29 @@ pub(super) fn with_legend<'a>(a: &Area<'a>, items: &Legend) -> Result<Area<'a>, 
             match *key {
                 Key::Series(k, ln, mk, band) => {
                     if band {
-                        leg.draw(&Rectangle::new([(x0, cy - 6), (x0 + 28, cy + 6)], c(k).mix(0.2).filled()))?;
+                        leg.draw(&Rectangle::new([(x0, cy - 6), (x0 + 36, cy + 6)], c(k).mix(0.2).filled()))?;
                     }
                     if ln {
-                        line(
-                            &leg,
-                            vec![(x0, cy), (x0 + 28, cy)],
-                            (INKS[k % 8].1, INKS[k % 8].2),
-                            c(k).stroke_width(2),
-                        )?;
+                        line(&leg, vec![(x0, cy), (x0 + 36, cy)], INKS[k % 8].1, c(k).stroke_width(2))?;
                     }
                     if mk {
-                        mark(&leg, k, (x0 + 14, cy), 4, c(k))?;
+                        mark(&leg, k, (x0 + 18, cy), 4, c(k))?;
                     }
                 }
                 Key::Fill(c) => {
-                    leg.draw(&Rectangle::new([(x0 + 6, cy - 7), (x0 + 22, cy + 7)], c.filled()))?;
-                    leg.draw(&Rectangle::new([(x0 + 6, cy - 7), (x0 + 22, cy + 7)], INK))?;
+                    leg.draw(&Rectangle::new([(x0 + 10, cy - 7), (x0 + 26, cy + 7)], c.filled()))?;
+                    leg.draw(&Rectangle::new([(x0 + 10, cy - 7), (x0 + 26, cy + 7)], INK))?;
                 }
-                Key::Ref(k) => line(&leg, vec![(x0, cy), (x0 + 28, cy)], REF_DASH[k % 3], INK.stroke_width(2))?,
+                Key::Bar(j) => {
+                    let (p, q) =
+                        ((f64::from(x0) + 4.0, f64::from(cy) - 8.0), (f64::from(x0) + 32.0, f64::from(cy) + 8.0));
+                    rect(&leg, p, q, color(j))?;
+                    hatch(&leg, p, q, hatch_kind(j), color(j))?;
+                    outline(&leg, p, q, INK.into())?;
+                }
+                Key::Ref(k) => line(&leg, vec![(x0, cy), (x0 + 36, cy)], REF_DASH[k % 3], INK.stroke_width(2))?,
             }
-            text(&leg, label.as_str(), (x + 34.0, f64::from(cy)), font(12.0, Left, Center))?;
+            text(&leg, label.as_str(), (x + 42.0, f64::from(cy)), font(12.0, Left, Center))?;
             x += key_w(label);
         }
     }
@@ -290,5 +419,66 @@ mod tests {
         assert_eq!(v, ["25.4%", "25,000", "-1,234", "0.01%"]);
         // past u64::MAX the whole part is still printed (Python: f"{1e20:,.0f}")
         assert_eq!(fmt_value(1e20, false), "100,000,000,000,000,000,000");
+    }
+
+    #[test]
+    fn neighbouring_palette_colours_differ_in_grey() {
+        // Luma of each hex colour, worked out with python3: round(0.299 R + 0.587 G + 0.114 B).
+        let want = [87.0, 162.0, 51.0, 213.0, 119.0, 188.0, 70.0, 199.0, 106.0, 151.0, 81.0, 158.0];
+        let got: Vec<f64> = (0..12).map(|i| grey(color(i)).round()).collect();
+        assert_eq!(got, want);
+        for i in 0..12 {
+            assert!((want[i] - want[(i + 1) % 12]).abs() >= 45.0, "colours {i} and {}", i + 1);
+        }
+        // the first four bar series: at least 35 grey levels apart two by two
+        for i in 0..4 {
+            for j in 0..i {
+                assert!((want[i] - want[j]).abs() >= 35.0, "bar series {j} and {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn line_inks_differ_in_dash_pattern() {
+        for (i, a) in INKS.iter().enumerate() {
+            for (j, b) in INKS.iter().enumerate().take(i) {
+                assert_ne!(a.1, b.1, "inks {j} and {i} have one dash pattern");
+            }
+        }
+    }
+
+    #[test]
+    fn dashes_follow_the_pattern_and_turn_corners() {
+        let straight = dash_pieces(&[(0.0, 0.0), (100.0, 0.0)], &[10, 5]);
+        let spans: Vec<(f64, f64)> = straight.iter().map(|p| (p[0].0, p[p.len() - 1].0)).collect();
+        let want: Vec<(f64, f64)> = (0..7).map(|k| (15.0 * k as f64, (15.0 * k as f64 + 10.0).min(100.0))).collect();
+        assert_eq!(spans, want);
+        // An L of 6 then 8 pixels: the first dash is 6 across and 4 down, then the gap ends it.
+        let l = dash_pieces(&[(0.0, 0.0), (6.0, 0.0), (6.0, 8.0)], &[10, 5]);
+        assert_eq!(l, vec![vec![(0.0, 0.0), (6.0, 0.0), (6.0, 4.0)]]);
+        assert_eq!(dash_pieces(&[(0.0, 0.0), (3.0, 4.0)], &[]), vec![vec![(0.0, 0.0), (3.0, 4.0)]]);
+        assert!(dash_pieces(&[], &[2, 2]).is_empty());
+    }
+
+    #[test]
+    fn hatching_stays_in_its_rectangle_at_45_degrees() {
+        for dir in [1u8, 2] {
+            let z = zigzag((10.0, 20.0), (20.0, 40.0), dir, 5.0);
+            let on_edge = |&(x, y): &(f64, f64)| x == 10.0 || x == 20.0 || y == 20.0 || y == 40.0;
+            assert!(z.iter().all(on_edge), "{z:?}");
+            // lines x ± y = c for c = 2.5, 7.5, … 27.5 across a 10 × 20 box: 6 of them
+            let diagonal = z.windows(2).filter(|w| (w[1].0 - w[0].0).abs() == (w[1].1 - w[0].1).abs()).count();
+            assert_eq!(diagonal, 6, "{z:?}");
+            // the joins run along an edge (a straight edge or round one corner), never inside
+            for w in z.windows(2) {
+                let (dx, dy) = ((w[1].0 - w[0].0).abs(), (w[1].1 - w[0].1).abs());
+                assert!(dx == dy || dx == 0.0 || dy == 0.0, "{w:?}");
+            }
+        }
+        let flat = zigzag((0.0, 0.0), (8.0, 12.0), 0, 5.0);
+        assert_eq!(flat, vec![(0.0, 2.5), (8.0, 2.5), (8.0, 7.5), (0.0, 7.5)]);
+        assert!(zigzag((0.0, 0.0), (0.0, 9.0), 1, 5.0).is_empty());
+        assert_eq!(hatch_kind(0) + hatch_kind(1), 0);
+        assert_eq!([hatch_kind(2), hatch_kind(3), hatch_kind(4), hatch_kind(5)], [1, 2, 3, 4]);
     }
 }

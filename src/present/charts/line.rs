@@ -120,9 +120,9 @@ impl LineChart {
             }
             ref_lines(&mut chart, &self.refs, |v| t(v, ly))?;
             for (ink, s, xy, _) in &prep {
-                let (c, dash, gap) = INKS[*ink];
+                let (c, dash) = INKS[*ink];
                 if s.style != Style::Points && xy.len() > 1 {
-                    line(chart.plotting_area(), xy.clone(), (dash, gap), rgb(c).stroke_width(2))?;
+                    line(chart.plotting_area(), xy.clone(), dash, rgb(c).stroke_width(2))?;
                 }
                 let every = if s.style == Style::Points { 1 } else { xy.len().div_ceil(30) };
                 for (i, p) in xy.iter().enumerate() {

@@ -5,8 +5,9 @@
 //! `.subtitle(..)`, the chart's own options) and `.build()` a [`Figure`]. Builders and figures
 //! show themselves in an evcxr notebook cell as an `<img src="data:image/svg+xml;base64,…">`,
 //! which displays even in an untrusted notebook. The same input gives the same SVG bytes, and
-//! series differ in dash and marker shape as well as colour (Okabe–Ito), so charts read in
-//! greyscale. Draw charts of your own with [`draw`] and the re-exported [`plotters`].
+//! charts read in greyscale: line series differ in dash pattern and marker shape as well as
+//! colour, bar series in lightness (neighbouring colours are far apart in grey) and, from the
+//! third series on, in hatching, with an outline round every bar. Draw charts of your own with [`draw`] and the re-exported [`plotters`].
 //!
 //! ```
 //! use reshard::present::{charts::bar_chart, thousands};
@@ -25,7 +26,6 @@ use base64::Engine as _;
 pub use plotters;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::{CoordTranslate, Shift};
-use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::HPos::{self, Center as Mid, Left, Right};
 use plotters::style::text_anchor::Pos;
@@ -45,23 +45,27 @@ pub type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 pub type DrawError = Box<dyn std::error::Error>;
 type Res = Result<(), DrawError>;
 
-/// Okabe–Ito, then four of Paul Tol's colours: colour-blind-safe, neighbours differ in grey.
+/// Fills for bar series and nodes: Okabe–Ito and Paul Tol's colours, ordered so that
+/// neighbours differ in grey (luma 0.299 R + 0.587 G + 0.114 B, what a greyscale print keeps:
+/// 87, 162, 51, 213, 119, 188, 70, 199, 106, 151, 81, 158 of 255, neighbours at least 45 apart).
 const PALETTE: [u32; 12] = [
-    0x0072B2, 0xE69F00, 0x009E73, 0xCC79A7, 0x56B4E9, 0xD55E00, 0xF0E442, 0x999999, 0x332288, 0x88CCEE, 0x117733,
-    0xAA4499,
+    0x0072B2, 0xE69F00, 0x332288, 0xF0E442, 0xD55E00, 0x88CCEE, 0x882255, 0xDDCC77, 0x009E73, 0xCC79A7, 0x117733,
+    0x56B4E9,
 ];
-/// Line inks: colour, dash and gap in pixels (0: solid). Ink `i` has marker shape `i`.
-const INKS: [(u32, u32, u32); 8] = [
-    (0x0072B2, 0, 0),
-    (0xD55E00, 9, 4),
-    (0x009E73, 2, 3),
-    (0, 14, 4),
-    (0xCC79A7, 5, 2),
-    (0xE69F00, 1, 3),
-    (0x56B4E9, 12, 6),
-    (0x666666, 6, 2),
+/// Line inks: colour and dash pattern in pixels (dash, gap, dash, gap…; empty: solid). Ink `i`
+/// has marker shape `i`, so a series reads in greyscale by its dash and its marker.
+const INKS: [(u32, &[u32]); 8] = [
+    (0x0072B2, &[]),
+    (0xE69F00, &[10, 5]),
+    (0x000000, &[2, 4]),
+    (0x56B4E9, &[14, 4, 3, 4]),
+    (0x882255, &[6, 4]),
+    (0xCC79A7, &[18, 4, 3, 4, 3, 4]),
+    (0x009E73, &[22, 6]),
+    (0x777777, &[3, 3, 10, 3]),
 ];
-const REF_DASH: [(u32, u32); 3] = [(7, 4), (2, 3), (12, 3)];
+/// Reference lines (black, 2 px): dashed, dotted, dash-dot.
+const REF_DASH: [&[u32]; 3] = [&[7, 4], &[2, 3], &[12, 3, 2, 3]];
 const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);
 const MUTED: RGBColor = RGBColor(0x55, 0x55, 0x55);
 const TICK: f64 = 11.5;
@@ -331,8 +335,9 @@ impl Series {
         self.band = band.into_iter().collect();
         self
     }
-    /// Pins the ink: 0 blue solid ●, 1 vermillion dashed ■, 2 green dotted ▲, 3 black long
-    /// dash ◆, 4 pink ▼, 5 orange ✕, 6 sky blue +, 7 grey ○.
+    /// Pins the ink: 0 blue solid ●, 1 orange dashed ■, 2 black dotted ▲, 3 sky blue
+    /// dash-dot ◆, 4 wine short dash ▼, 5 pink dash-dot-dot ✕, 6 green long dash +, 7 grey
+    /// dot-dash ○.
     pub fn ink(mut self, ink: usize) -> Series {
         self.ink = Some(ink);
         self
@@ -354,12 +359,19 @@ mod tests {
         let band = ns.iter().map(|&n| (n, 0.8 / n, 1.2 / n));
         let series = [Series::new("a", ns.iter().map(|&n| (n, 1.0 / n))).band(band), Series::new("b", [(3.0, 0.2)])];
         let none: &[&str] = &[];
+        let names10: Vec<String> = (0..10).map(|i| i.to_string()).collect();
+        let bar = |j: usize| (format!("s{j}"), (0..10).map(|g| 0.5 + ((g * 7 + j * 3) % 10) as f64 / 4.0).collect());
+        let four: Vec<(String, Vec<f64>)> = (0..4).map(bar).collect();
+        let lines4: Vec<Series> =
+            (0..4).map(|j| Series::new(format!("l{j}"), ns.iter().map(|&n| (n, n + j as f64)))).collect();
         vec![
             line_chart("lines", "N", "share", &series).y_percent(true).log_x(true).reference(0.1, "ten").build(),
             line_chart("loglog", "N", "share", &series).log_x(true).log_y(true).subtitle("s").build(),
             bar_chart("bars", "keys", &["A", "B"], &[("x", vec![1.0, 2.0]), ("y", vec![3.0, -1.0])])
                 .reference(1.5, "m")
                 .build(),
+            bar_chart("bars4", "× mean", &names10, &four).reference(1.0, "mean").build(),
+            line_chart("lines4", "x", "y", &lines4).build(),
             histogram("hist", "keys", &ns, 0).reference(5.0, "five").build(),
             heatmap("heat", &["A", "B"], &["A", "B"], &[vec![25_000, 12], vec![0, 89_813]], "new", "old").build(),
             ring_diagram("ring", &ring, &["A", "B", "C", "D"], Some(&[0.1, 0.5, 0.7])).build(),
@@ -391,6 +403,15 @@ mod tests {
         assert!(svg("few").contains("black in the bottom row"));
         assert!(svg("heat").contains("\n89,813\n") && svg("heat").contains("\n25,000\n"));
         assert!(svg("ring1").contains("A: 25.0% of ring, 1 point"));
+        // greyscale: bar series 3 and 4 are hatched (white on the dark third, dark on the light
+        // fourth), and every line series but the first is drawn in dashes
+        let polylines = |t: &str, stroke: &str| svg(t).matches(&format!("stroke=\"{stroke}\"")).count();
+        assert!(polylines("bars4", "#FFFFFF") >= 11 && polylines("bars4", "#222222") >= 11);
+        assert_eq!(polylines("bars", "#FFFFFF"), 0, "two series: no hatching");
+        assert_eq!(polylines("lines4", "#0072B2"), 2, "one solid line and its legend (the dots are filled)");
+        for c in ["#E69F00", "#000000", "#56B4E9"] {
+            assert!(polylines("lines4", c) > 20, "{c}: dashes");
+        }
     }
 
     #[test]

@@ -34,6 +34,8 @@ pub mod bounded;
 pub use bounded::bounded_owner;
 pub mod rendezvous;
 pub use rendezvous::rendezvous_owner;
+pub mod replicas;
+pub use replicas::replica_set;
 
 /// The first input on which the learner's answer and the crate's differ.
 #[derive(Debug, Clone, PartialEq, Eq)]
