@@ -195,6 +195,19 @@ def prediction_lines(labels: list[str]) -> str:
     return f"**Your predictions:**\n\n{rows}"
 
 
+def _closed(cell):
+    """A markdown answer inside a closed disclosure (`<details>`): JupyterLab un-hides a markdown
+    cell's collapsed source whenever it runs the cell (Shift-Enter through it, Run All), so the
+    metadata alone would open every Why on the way; the disclosure stays closed until clicked."""
+    if cell.cell_type != "markdown" or cell.source.lstrip().startswith("<details>"):
+        return cell
+    body = cell.source.strip("\n")
+    what = "Why" if body.startswith("**Why") else "Model solution" if body.startswith("**Model solution") \
+        else "The answer"
+    cell.source = f"<details>\n<summary><b>{what}</b> (click to reveal)</summary>\n\n{body}\n\n</details>"
+    return cell
+
+
 def _collapse(cell):
     jl = cell.metadata.setdefault("jupyter", {})
     jl["source_hidden"] = True
@@ -205,14 +218,15 @@ def _collapse(cell):
 
 def learner_copy(nb):
     """The learner's own copy: outputs cleared, "How to use" for the learner, every `answer` cell
-    kept but collapsed (JupyterLab's `jupyter.source_hidden` / `outputs_hidden`), solutions
-    stubbed, and after each `check` cell a collapsed `answer` cell with the model solution."""
+    kept but collapsed (JupyterLab's `jupyter.source_hidden` / `outputs_hidden`; a markdown answer
+    also inside a closed `<details>`, which running the cell does not open), solutions stubbed,
+    and after each `check` cell a collapsed `answer` cell with the model solution."""
     solutions = {i: c.source for i, c in enumerate(nb.cells) if c.cell_type == "code" and "solution" in tags(c)}
     nb = stub_solutions(clear_outputs(set_how_to_use(nb, "learner")))
     cells, last_solution = [], None
     for i, cell in enumerate(nb.cells):
         if "answer" in tags(cell):
-            _collapse(cell)
+            _collapse(_closed(cell))
         cells.append(cell)
         if i in solutions:
             last_solution = solutions[i]
@@ -220,7 +234,7 @@ def learner_copy(nb):
             model = nbformat.v4.new_markdown_cell(MODEL_SOLUTION.format(code=without_markers(last_solution).strip("\n")))
             if cell.get("id"):
                 model["id"] = (cell["id"] + "-model")[-64:]
-            cells.append(_collapse(_tagged(model, "answer")))
+            cells.append(_collapse(_closed(_tagged(model, "answer"))))
             last_solution = None
     nb.cells = cells
     return nb

@@ -5,7 +5,7 @@
 Starts JupyterLab on 127.0.0.1 (a free port, a random token) on ROOT, opens the lab, and saves
 PNGs: 1-opened.png (the first screen), 2-run-all.png (after Restart Kernel and Run All Cells and the
 kernel going idle), 3-collapsed.png and 4-revealed.png (the first
-collapsed Why, before and after a click). Everything it starts
+Why after the run, closed, then clicked open). Everything it starts
 is stopped at the end. Uses Chromium's DevTools protocol over a websocket (websocket-client,
 which JupyterLab's server already depends on); no browser automation package is needed.
 """
@@ -133,6 +133,7 @@ def main(argv: list[str]) -> int:
                       ".length > 0", 30, "the toolbar")
         time.sleep(4)
         page.shot(a.out / "1-opened.png")
+
         if not a.run_all:
             return 0
         # The toolbar's "Restart the kernel and run all cells" (⏩), then the dialog's accept button.
@@ -146,10 +147,19 @@ def main(argv: list[str]) -> int:
         page.wait_for(idle, a.wait, "Run All to finish")
         time.sleep(2)
         page.shot(a.out / "2-run-all.png")
-        # The first collapsed Why: JupyterLab shows it as a placeholder bar; a click opens it.
-        why = ".jp-MarkdownCell .jp-InputPlaceholder"
-        if not page.js(f"(() => {{ const e = document.querySelector({json.dumps(why)});"
+        # The first Why: after a run, a closed disclosure (scripts/editions.py); a click opens it.
+        why = ".jp-MarkdownCell details:not([open]) summary"
+        # JupyterLab renders only the cells near the view: scroll down until one is in the page.
+        page.js("(() => { const o = document.querySelector('.jp-NotebookPanel .jp-WindowedPanel-outer');"
+                " if (o) o.scrollTop = 0; })()")
+        for _ in range(60):
+            if page.js(f"(() => {{ const e = document.querySelector({json.dumps(why)});"
                        " if (!e) return false; e.scrollIntoView({block: 'center'}); return true; })()"):
+                break
+            page.js("(() => { const o = document.querySelector('.jp-NotebookPanel .jp-WindowedPanel-outer');"
+                    " if (o) o.scrollTop += 700; })()")
+            time.sleep(0.4)
+        else:
             raise SystemExit("no collapsed Why found to reveal")
         time.sleep(1)
         page.shot(a.out / "3-collapsed.png")
