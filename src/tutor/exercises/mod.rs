@@ -18,6 +18,11 @@
 //! assert!(wrong.to_string().contains("n = 0: yours 1, the crate's 0"), "{wrong}");
 //! ```
 
+pub mod keyslot;
+pub use keyslot::key_slot;
+pub mod nginx;
+pub use nginx::nginx_backend;
+
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
