@@ -127,7 +127,7 @@ mod tests {
 
     #[test]
     fn forgetting_only_the_mask_fails_too() {
-        let r = nginx_backend(|key, weights| model_unmasked(key, weights));
+        let r = nginx_backend(model_unmasked);
         assert!(!r.passed(), "{r}");
         assert_eq!(r.difference().unwrap().input, "key \"foo\", weights [1, 1, 1]");
     }
