@@ -22,6 +22,10 @@ pub mod shards;
 pub use shards::shard_rebalance;
 pub mod ring;
 pub use ring::ring_owner;
+pub mod keyslot;
+pub use keyslot::key_slot;
+pub mod nginx;
+pub use nginx::nginx_backend;
 
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
