@@ -18,28 +18,30 @@
 //! assert!(wrong.to_string().contains("n = 0: yours 1, the crate's 0"), "{wrong}");
 //! ```
 
-pub mod shards;
-pub use shards::shard_rebalance;
-pub mod ring;
-pub use ring::ring_owner;
+// One exercise per lab: 01 ring, 02 rendezvous, 03 shards, 04 jump, 05 bounded, 06 keyslot,
+// 07 replicas, 08 nginx.
+pub mod bounded;
+pub mod jump;
 pub mod keyslot;
-pub use keyslot::key_slot;
 pub mod nginx;
+pub mod rendezvous;
+pub mod replicas;
+pub mod ring;
+pub mod shards;
+
+pub use bounded::bounded_owner;
+pub use jump::jump_hash;
+pub use keyslot::key_slot;
 pub use nginx::nginx_backend;
+pub use rendezvous::rendezvous_owner;
+pub use replicas::replica_set;
+pub use ring::ring_owner;
+pub use shards::shard_rebalance;
 
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::present::thousands;
-
-pub mod jump;
-pub use jump::jump_hash;
-pub mod bounded;
-pub use bounded::bounded_owner;
-pub mod rendezvous;
-pub use rendezvous::rendezvous_owner;
-pub mod replicas;
-pub use replicas::replica_set;
 
 /// The first input on which the learner's answer and the crate's differ.
 #[derive(Debug, Clone, PartialEq, Eq)]
