@@ -1,5 +1,8 @@
 //! Beside the three floors: the source documents' figures and this run's,
-//! side by side ("document 89,813 · measured 89,813 ✓").
+//! side by side ("document 89,813 · measured 89,813 ✓"); the reader's
+//! guesses, kept with their measurements ([`Predictions`]); and each lab's
+//! exercise, the learner's function checked against the crate's
+//! ([`exercises`]).
 //!
 //! The tutor uses every floor below it; nothing uses the tutor.
 
