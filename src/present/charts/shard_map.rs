@@ -279,6 +279,27 @@ impl ShardMap {
                         if v == usize::MAX { BLACK } else { color(v) },
                     )?;
                 }
+                // Cells too small for names: each node's name in its largest block, so the
+                // grids read without colour (a greyscale print).
+                if p < 2 && cell < 20.0 {
+                    let mut largest: Vec<(usize, (usize, usize, usize, usize))> = Vec::new();
+                    for (r, c, bw, bh, v) in blocks(cells, cols).into_iter().filter(|b| b.4 != usize::MAX) {
+                        match largest.iter_mut().find(|e| e.0 == v) {
+                            Some(e) if e.1 .2 * e.1 .3 >= bw * bh => {}
+                            Some(e) => e.1 = (r, c, bw, bh),
+                            None => largest.push((v, (r, c, bw, bh))),
+                        }
+                    }
+                    for (v, (r, c, bw, bh)) in largest {
+                        let name = node_name(&self.names, v);
+                        let (bx, by) = (bw as f64 * cell, bh as f64 * cell);
+                        if text_w(&name, 12.0) <= bx - 6.0 && by >= 16.0 {
+                            let (x, y) = xy(r * cols + c);
+                            let at = (x + bx / 2.0, y + by / 2.0);
+                            text(&a, name, at, bold(12.0, Mid, Center).color(&ink_on(color(v))))?;
+                        }
+                    }
+                }
                 for i in (0..=rows).filter(|_| cell >= 6.0) {
                     path(&a, &[(gx, gy + i as f64 * cell), (gx + gw, gy + i as f64 * cell)], WHITE.into())?;
                 }
@@ -346,6 +367,30 @@ mod tests {
         }
         let few = shard_map("m", &before, &after, &names).size(720, 500).build();
         assert!(few.svg().contains("black on the right"), "too small for names: the three grids");
+    }
+
+    #[test]
+    fn sixteen_thousand_slots_name_each_node_in_its_largest_block() {
+        // Redis Cluster's 16,384 slots: A, B, C in thirds, then 1,365/1,366/1,365 to D (the
+        // lowest-numbered of each), as lab 06 draws them: cells far too small for names.
+        let before: Vec<usize> =
+            (0..16_384).map(|s| [5461, 10923, 16384].iter().position(|&e| s < e).unwrap_or(2)).collect();
+        let after: Vec<usize> = (0..16_384)
+            .map(|s| {
+                if s < 1365 || (5461..5461 + 1366).contains(&s) || (10923..10923 + 1365).contains(&s) {
+                    3
+                } else {
+                    before[s]
+                }
+            })
+            .collect();
+        let fig = shard_map("m", &before, &after, &["A", "B", "C", "D"]).build();
+        let svg = fig.svg();
+        let named = |n: &str| svg.matches(&format!(">\n{n}\n</text>")).count();
+        // each of A, B and C: once in before, once in after, once in the legend; D: after, legend
+        for (n, times) in [("A", 3), ("B", 3), ("C", 3), ("D", 2)] {
+            assert_eq!(named(n), times, "{n}");
+        }
     }
 
     #[test]
