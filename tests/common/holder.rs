@@ -27,9 +27,15 @@ pub fn assert_gone(left: &[(u32, PathBuf)]) {
     }
 }
 
-/// Some process's command line contains `text`.
-fn pgrep(text: &str) -> bool {
-    Command::new("pgrep").args(["-f", "--", text]).stdout(Stdio::null()).status().is_ok_and(|s| s.success())
+/// Some process's command line names the path `dir` (itself or a file in it): not merely a
+/// longer name that starts with it (`…-1` is not `…-10`, a directory another test made).
+fn pgrep(dir: &str) -> bool {
+    let escaped: String = dir
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "/_-".contains(c) { c.to_string() } else { format!("\\{c}") })
+        .collect();
+    let pattern = format!("{escaped}(/| |$)");
+    Command::new("pgrep").args(["-f", "--", &pattern]).stdout(Stdio::null()).status().is_ok_and(|s| s.success())
 }
 
 /// In the child: print `FOOTPRINT pid=dir …` for the parent, then wait to
