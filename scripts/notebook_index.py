@@ -70,8 +70,9 @@ def title_and_summary(path):
             break
     summary = nb.metadata.get("reshard", {}).get("summary")
     first = next((c.source for c in nb.cells if c.cell_type == "markdown"), "")
-    m = re.search(r"\*\*DDIA:\*\*\s*(.+)", first)
-    ddia = m.group(1).strip() if m else ""
+    # the whole **DDIA:** paragraph (a lab may wrap it over several lines), as one line
+    m = re.search(r"\*\*DDIA:\*\*\s*(.+?)(?:\n\s*\n|\Z)", first, re.S)
+    ddia = " ".join(m.group(1).split()) if m else ""
     problems = []
     if not title:
         problems.append(f"{path.name}: the first markdown cell has no '# ' title")
