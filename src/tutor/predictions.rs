@@ -56,8 +56,17 @@ impl Predictions {
     /// in Jupyter): earlier guesses found there are read back. A file that
     /// cannot be read or written is reported in [`Predictions::table`]'s
     /// note, and the guesses are then kept in the kernel only.
+    ///
+    /// With `RESHARD_PREDICTIONS_DIR` set, the file is kept in that folder
+    /// instead: the notebook tests point it at a fresh folder, so a run
+    /// never reads guesses an earlier run (or a reader) left beside the
+    /// committed notebooks.
     pub fn open(lab: &str) -> Predictions {
-        Predictions::at(lab, PathBuf::from(format!("{}.predictions.tsv", file_safe(lab))))
+        let name = format!("{}.predictions.tsv", file_safe(lab));
+        match std::env::var_os("RESHARD_PREDICTIONS_DIR") {
+            Some(dir) if !dir.is_empty() => Predictions::at(lab, PathBuf::from(dir).join(name)),
+            _ => Predictions::at(lab, PathBuf::from(name)),
+        }
     }
 
     /// Like [`Predictions::open`], with the file given.
@@ -144,7 +153,7 @@ impl Predictions {
         }
         match (&self.trouble, &self.file) {
             (Some(trouble), _) => t.note(format!("{trouble}; the guesses are kept in this kernel only")),
-            (None, Some(file)) => t.note(format!("kept in {}", file.display())),
+            (None, Some(file)) => t.note(format!("kept in {}", shown(file))),
             (None, None) => t.note("kept in this kernel only"),
         };
         t
@@ -152,6 +161,16 @@ impl Predictions {
 }
 
 shows_as_table!(Predictions);
+
+/// A file as the table names it: its name, where it sits beside the notebook; the whole path
+/// when it was put elsewhere (`Predictions::at`) but not under `RESHARD_PREDICTIONS_DIR`.
+fn shown(file: &Path) -> String {
+    let elsewhere = std::env::var_os("RESHARD_PREDICTIONS_DIR").is_some_and(|d| !d.is_empty() && file.starts_with(&d));
+    match file.file_name() {
+        Some(name) if elsewhere => name.to_string_lossy().into_owned(),
+        _ => file.display().to_string(),
+    }
+}
 
 fn file_safe(lab: &str) -> String {
     let s: String =

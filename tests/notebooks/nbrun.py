@@ -23,6 +23,7 @@ import argparse
 import os
 import re
 import sys
+import tempfile
 import time
 from pathlib import Path
 from queue import Empty
@@ -101,12 +102,26 @@ def kernel_env(cwd: Path | None = None) -> dict:
     return env
 
 
-def execute(path: Path | str, cwd: Path | str | None = None, *, quiet: bool = False):
+def execute(path: Path | str, cwd: Path | str | None = None, *, quiet: bool = False,
+            fresh_guesses: bool = True):
     """Execute a copy of the notebook at `path` on a fresh Rust kernel.
+
+    With `fresh_guesses` (the default) the run keeps its guesses (reshard::tutor::Predictions)
+    in a fresh temporary folder (RESHARD_PREDICTIONS_DIR), never reading the ones an earlier run
+    or a reader left beside the notebook, which would change the closing "your predictions"
+    table; without it they are kept beside the notebook, as in a reader's session.
 
     Returns (committed_nb, executed_nb, seconds). Raises NotebookRunError on
     any cell error, panic or timeout.
     """
+    with tempfile.TemporaryDirectory(prefix="reshard-predictions-") as guesses:
+        env = kernel_env(Path(cwd).resolve() if cwd else Path(path).resolve().parent)
+        if fresh_guesses:
+            env["RESHARD_PREDICTIONS_DIR"] = guesses
+        return _execute(path, cwd, env, quiet)
+
+
+def _execute(path, cwd, env, quiet):
     path = Path(path).resolve()
     cwd = Path(cwd).resolve() if cwd else path.parent
     committed = nbformat.read(path, as_version=4)
@@ -124,7 +139,7 @@ def execute(path: Path | str, cwd: Path | str | None = None, *, quiet: bool = Fa
     if not quiet:
         print(f"[nbrun] executing {_rel(path)} (kernel cwd {_rel(cwd)})", file=sys.stderr, flush=True)
     try:
-        client.execute(cwd=str(cwd), env=kernel_env(cwd))
+        client.execute(cwd=str(cwd), env=env)
     except CellTimeoutError as e:
         raise NotebookRunError(
             f"{_rel(path)}: a cell timed out after {CELL_TIMEOUT}s "
