@@ -90,7 +90,7 @@ fn cases() -> Result<(Vec<Points>, Vec<Case>)> {
 
 /// Place `keys` with the crate and record one case per key.
 fn place(rings: &mut Vec<Points>, cases: &mut Vec<Case>, name: &str, b: &Bounded, keys: &HashedKeys) -> Result<()> {
-    let points: Points = b.ring().points(HashWidth::Bits32).iter().map(|p| (p.hash as u32, p.node as usize)).collect();
+    let points: Points = super::ring_points(b.ring().sorted32());
     let owners = b.assign(keys);
     let cap = usize::try_from(b.capacity(keys.len())).unwrap_or(usize::MAX);
     let mut loads = vec![0usize; b.nodes().len()];

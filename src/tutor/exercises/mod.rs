@@ -42,6 +42,7 @@ use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::present::thousands;
+use crate::schemes::ring::Sorted;
 
 /// The first input on which the learner's answer and the crate's differ.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -128,6 +129,12 @@ impl fmt::Display for Report {
             ),
         }
     }
+}
+
+/// A ring's points as a learner's function gets them: (32-bit position, node index), in ring
+/// order (the exercises of labs 01, 05 and 07).
+fn ring_points(sorted: &Sorted<u32>) -> Vec<(u32, usize)> {
+    sorted.hashes.iter().zip(&sorted.nodes).map(|(&h, &n)| (h, n as usize)).collect()
 }
 
 fn panic_message(p: &(dyn std::any::Any + Send)) -> String {

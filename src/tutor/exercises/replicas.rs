@@ -54,7 +54,7 @@ fn rings() -> Vec<(String, Ring)> {
 
 /// The ring's points as the learner gets them: (hash, node), in ring order.
 fn points_of(ring: &Ring) -> Vec<(u32, usize)> {
-    ring.points(HashWidth::Bits32).iter().map(|p| (p.hash as u32, p.node as usize)).collect()
+    super::ring_points(ring.sorted32())
 }
 
 /// The crate's replica set for `hash` on `ring`: `min(r, nodes)` nodes.

@@ -40,7 +40,7 @@ impl Case {
 
     /// The points as the learner gets them: (position, node index), in ring order.
     fn points(&self) -> Vec<(u32, usize)> {
-        self.sorted.hashes.iter().zip(&self.sorted.nodes).map(|(&h, &n)| (h, n as usize)).collect()
+        super::ring_points(&self.sorted)
     }
 
     fn node(&self, n: NodeId) -> String {
