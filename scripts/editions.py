@@ -116,6 +116,17 @@ def stub_source(source: str, stub: str = RUST_CODE_STUB) -> str:
     return "\n".join(out)
 
 
+def solution_region(source: str) -> str:
+    """The model solution's lines between `// BEGIN SOLUTION` and `// END SOLUTION` (the first
+    region), as written: what a student's stub stands for."""
+    lines = source.split("\n")
+    start = next((i for i, l in enumerate(lines) if BEGIN_SOLUTION in l), None)
+    if start is None:
+        raise ValueError("no // BEGIN SOLUTION line")
+    end = next((i for i, l in enumerate(lines) if i > start and END_SOLUTION in l), len(lines))
+    return "\n".join(lines[start + 1:end])
+
+
 def without_markers(source: str) -> str:
     """The model solution as a reader sees it: the marker lines removed."""
     return "\n".join(l for l in source.split("\n") if BEGIN_SOLUTION not in l and END_SOLUTION not in l)

@@ -68,18 +68,12 @@ def solution_cells(nb):
     return [c for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("solution")]
 
 
-def region(source: str) -> str:
-    m = re.search(r"^[ \t]*// BEGIN SOLUTION\n(.*?)^[ \t]*// END SOLUTION\n", source, re.S | re.M)
-    assert m, source
-    return m.group(1)
-
-
 @pytest.mark.usefixtures("rust_kernel")
 def test_model_full_points_wrong_solution_fewer(course):
-    from editions import RUST_CODE_STUB
+    from editions import RUST_CODE_STUB, solution_region
 
     source = nbformat.read(COURSE / "source" / course / f"{course}.ipynb", as_version=4)
-    models = {c.metadata.nbgrader.grade_id: region(c.source) for c in solution_cells(source)}
+    models = {c.metadata.nbgrader.grade_id: solution_region(c.source) for c in solution_cells(source)}
     assert models, "lab 01 has no exercise with an nbgrader solution cell"
 
     nbgrader("generate_assignment", course, "--force")

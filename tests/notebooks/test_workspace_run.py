@@ -13,15 +13,12 @@ import pytest
 
 import nbrun
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
+from editions import solution_region  # noqa: E402
+
 REPO = Path(__file__).resolve().parents[2]
 WS = REPO / ".workspace-test"  # beside notebooks/, as workspace/ is (git ignores it)
 LAB = "02-rendezvous-hashing.ipynb"
-
-
-def model_solution(source: str) -> str:
-    m = re.search(r"^[ \t]*// BEGIN SOLUTION\n(.*?)^[ \t]*// END SOLUTION\n", source, re.S | re.M)
-    assert m, source
-    return m.group(1).rstrip("\n")
 
 
 @pytest.mark.usefixtures("rust_kernel")
@@ -33,7 +30,7 @@ def test_a_learner_copy_runs_from_its_folder():
     nb = nbformat.read(copy, as_version=4)
     assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
     teacher = nbformat.read(REPO / "notebooks" / LAB, as_version=4)
-    models = [model_solution(c.source) for c in teacher.cells if "solution" in c.metadata.get("tags", [])]
+    models = [solution_region(c.source) for c in teacher.cells if "solution" in c.metadata.get("tags", [])]
     stubs = [c for c in nb.cells if "solution" in c.metadata.get("tags", [])]
     assert models and len(models) == len(stubs)
     for cell, model in zip(stubs, models):  # the learner writes the function
