@@ -57,8 +57,12 @@ def save_state(ws: Path, state: dict) -> None:
     (ws / STATE).write_text(json.dumps(state, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
-def make_copy(src: Path, dest: Path) -> str:
-    copy = learner_copy(nbformat.read(src, as_version=4))
+def learner_edition(src: Path):
+    return learner_copy(nbformat.read(src, as_version=4))
+
+
+def write_copy(copy, dest: Path) -> str:
+    """Write a fresh copy (whole, or not at all) and return its fingerprint."""
     tmp = dest.with_suffix(".ipynb.tmp")
     nbformat.write(copy, tmp)
     tmp.replace(dest)
@@ -74,14 +78,13 @@ def sync(ws: Path, notebooks: Path, out=print) -> int:
     state = load_state(ws)
     made, kept, behind = [], [], []
     for src in labs(notebooks):
-        dest = ws / src.name
-        upstream = fingerprint(learner_copy(nbformat.read(src, as_version=4)))
+        dest, copy = ws / src.name, learner_edition(src)
         if not dest.exists():
-            state[src.name] = {"fingerprint": make_copy(src, dest), "made": now()}
+            state[src.name] = {"fingerprint": write_copy(copy, dest), "made": now()}
             made.append(src.name)
             continue
         kept.append(src.name)
-        if state.get(src.name, {}).get("fingerprint") != upstream:
+        if state.get(src.name, {}).get("fingerprint") != fingerprint(copy):
             behind.append(src.name)
     save_state(ws, state)
     out(f"Your copies of the labs: {ws}/")
@@ -120,7 +123,7 @@ def restart(ws: Path, notebooks: Path, which: str, out=print) -> int:
         guesses.replace(kept_guesses)
         out(f"Your guesses are kept as {kept_guesses}")
     state = load_state(ws)
-    state[src.name] = {"fingerprint": make_copy(src, dest), "made": now()}
+    state[src.name] = {"fingerprint": write_copy(learner_edition(src), dest), "made": now()}
     save_state(ws, state)
     out(f"A fresh copy of {src.name}: {dest}")
     return 0
@@ -134,7 +137,7 @@ def status(ws: Path, notebooks: Path, out=print) -> int:
         if not dest.exists():
             out(f"  {src.name}: no copy yet (make lab makes it)")
             continue
-        upstream = fingerprint(learner_copy(nbformat.read(src, as_version=4)))
+        upstream = fingerprint(learner_edition(src))
         mark = "up to date" if state.get(src.name, {}).get("fingerprint") == upstream else \
             f"behind notebooks/ (make lab-restart LAB={lab_id(src.name)} to start over)"
         out(f"  {src.name}: {mark}")
