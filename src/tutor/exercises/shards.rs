@@ -171,21 +171,36 @@ where
 mod tests {
     use super::*;
 
-    /// The rule in the learner's words (not the crate's code).
-    fn model(table: &[usize], new_node: usize, rng: &mut PyRandom) -> Vec<usize> {
-        let (s, n) = (table.len(), new_node + 1);
-        let mut out = table.to_vec();
-        for old in 0..new_node {
-            let mut mine: Vec<usize> = (0..s).filter(|&x| table[x] == old).collect();
-            let keep = s / n + usize::from(old < s % n);
-            if mine.len() > keep {
-                rng.shuffle(&mut mine);
-                for &shard in &mine[..mine.len() - keep] {
+    /// The document's loop, in the learner's words (not the crate's code): each old node in
+    /// order, with its shards ascending, hands to the new node the shards `give` picks, given how
+    /// many it keeps. The model and each wrong version below differ only in `give`.
+    fn stealing(
+        give: impl Fn(Vec<usize>, usize, &mut PyRandom) -> Vec<usize>,
+    ) -> impl Fn(&[usize], usize, &mut PyRandom) -> Vec<usize> {
+        move |table: &[usize], new_node: usize, rng: &mut PyRandom| {
+            let (s, n) = (table.len(), new_node + 1);
+            let mut out = table.to_vec();
+            for old in 0..new_node {
+                let mine: Vec<usize> = (0..s).filter(|&x| table[x] == old).collect();
+                let keep = s / n + usize::from(old < s % n);
+                for shard in give(mine, keep, rng) {
                     out[shard] = new_node;
                 }
             }
+            out
         }
-        out
+    }
+
+    /// The rule: a node with shards to spare shuffles them and gives the first ones.
+    fn model(table: &[usize], new_node: usize, rng: &mut PyRandom) -> Vec<usize> {
+        stealing(|mut mine, keep, rng| {
+            if mine.len() <= keep {
+                return Vec::new();
+            }
+            rng.shuffle(&mut mine);
+            mine.truncate(mine.len() - keep);
+            mine
+        })(table, new_node, rng)
     }
 
     #[test]
@@ -217,21 +232,13 @@ mod tests {
 
     #[test]
     fn taking_from_the_wrong_end_fails_at_the_first_shard() {
-        let wrong = |table: &[usize], new_node: usize, rng: &mut PyRandom| {
-            let (s, n) = (table.len(), new_node + 1);
-            let mut out = table.to_vec();
-            for old in 0..new_node {
-                let mut mine: Vec<usize> = (0..s).filter(|&x| table[x] == old).collect();
-                let keep = s / n + usize::from(old < s % n);
-                if mine.len() > keep {
-                    rng.shuffle(&mut mine);
-                    for &shard in &mine[keep..] {
-                        out[shard] = new_node;
-                    }
-                }
+        let wrong = stealing(|mut mine, keep, rng| {
+            if mine.len() <= keep {
+                return Vec::new();
             }
-            out
-        };
+            rng.shuffle(&mut mine);
+            mine.split_off(keep) // the last ones instead of the first
+        });
         let r = shard_rebalance(wrong);
         assert!(!r.passed());
         // python3: random.Random(42) shuffles [0, 1] to [1, 0]: shard 1 moves, shard 0 stays
@@ -243,21 +250,14 @@ mod tests {
 
     #[test]
     fn taking_one_too_many_fails() {
-        let wrong = |table: &[usize], new_node: usize, rng: &mut PyRandom| {
-            let (s, n) = (table.len(), new_node + 1);
-            let mut out = table.to_vec();
-            for old in 0..new_node {
-                let mut mine: Vec<usize> = (0..s).filter(|&x| table[x] == old).collect();
-                let keep = s / n + usize::from(old < s % n);
-                if mine.len() > keep {
-                    rng.shuffle(&mut mine);
-                    for &shard in &mine[..=mine.len() - keep] {
-                        out[shard] = new_node;
-                    }
-                }
+        let wrong = stealing(|mut mine, keep, rng| {
+            if mine.len() <= keep {
+                return Vec::new();
             }
-            out
-        };
+            rng.shuffle(&mut mine);
+            mine.truncate(mine.len() - keep + 1); // one more than it spares
+            mine
+        });
         let r = shard_rebalance(wrong);
         // [1, 0] both go: shard 0 is the first difference
         let d = r.difference().cloned().unwrap_or_else(|| panic!("no difference in {r}"));
@@ -267,19 +267,11 @@ mod tests {
 
     #[test]
     fn shuffling_a_node_that_gives_nothing_fails_where_python_says() {
-        let wrong = |table: &[usize], new_node: usize, rng: &mut PyRandom| {
-            let (s, n) = (table.len(), new_node + 1);
-            let mut out = table.to_vec();
-            for old in 0..new_node {
-                let mut mine: Vec<usize> = (0..s).filter(|&x| table[x] == old).collect();
-                rng.shuffle(&mut mine);
-                let keep = s / n + usize::from(old < s % n);
-                for &shard in &mine[..mine.len().saturating_sub(keep)] {
-                    out[shard] = new_node;
-                }
-            }
-            out
-        };
+        let wrong = stealing(|mut mine, keep, rng| {
+            rng.shuffle(&mut mine); // even when it has nothing to give
+            mine.truncate(mine.len().saturating_sub(keep));
+            mine
+        });
         let r = shard_rebalance(wrong);
         // python3, shuffling every node: [0, 1, 2, 3, 4, 0, 1, 5, 3, 4, 0, 5, 2]
         // against the document's rule:    [0, 1, 2, 3, 4, 0, 5, 2, 3, 4, 0, 1, 5]
