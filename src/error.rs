@@ -153,6 +153,14 @@ pub enum Error {
         /// What to install, and how (e.g. "Redis 7 (Debian/Ubuntu: …)").
         install: &'static str,
     },
+    /// A program refuses to run as root (`postgres`) and the unprivileged
+    /// account the crate would run it as does not exist.
+    RunAsRoot {
+        /// The program, e.g. `"postgres"`.
+        program: &'static str,
+        /// The account looked for, e.g. `"postgres"`.
+        user: &'static str,
+    },
     /// A Redis Cluster or `redis-cli` failed, or the live cluster disagreed
     /// with the prediction; the message says what happened.
     Redis(String),
@@ -256,10 +264,18 @@ impl fmt::Display for Error {
                 write!(f, "the weights leave some server no point on the ring: use weights closer to each other")
             }
             Error::Invalid(msg) => f.write_str(msg),
-            Error::ProgramMissing { program, install } => write!(
+            Error::ProgramMissing { program, install } => {
+                let looked = match *program {
+                    "postgres" | "initdb" | "psql" => "on PATH nor in /usr/lib/postgresql/<version>/bin",
+                    _ => "on PATH nor in /usr/sbin",
+                };
+                write!(f, "{program} was not found {looked}: install {install}, then restart the kernel so it sees the new PATH")
+            }
+            Error::RunAsRoot { program, user } => write!(
                 f,
-                "{program} was not found on PATH nor in /usr/sbin: install {install}, \
-                 then restart the kernel so it sees the new PATH"
+                "{program} refuses to run as root, and there is no user {user:?} to run it as: run as a normal \
+                 user, or create the account (Debian/Ubuntu's postgresql package does: `sudo apt-get install \
+                 postgresql`)"
             ),
             Error::Redis(msg) | Error::Proxy(msg) => f.write_str(msg),
             Error::ServerFailed { node, port, problem, source } => {

@@ -13,7 +13,10 @@
 //!   [`cli`]), read back slot by slot ([`contents`]).
 //! * [`twemproxy`] and [`nginx`] (feature `proxies`) — twemproxy over
 //!   `redis-server` backends and nginx with a `hash` upstream, each key's
-//!   backend read back as an [`Observed`].
+//!   backend read back as an [`Observed`];
+//! * [`postgres`] and [`pg_shards`] (feature `postgres`) — PostgreSQL
+//!   servers, and a table sharded by ranges over them: a coordinator whose
+//!   partitions are `postgres_fdw` foreign tables on the shards.
 //!
 //! Every driver needs its programs on `PATH` and fails with a typed error
 //! saying how to install them when they are missing (the examples below
@@ -69,6 +72,10 @@ mod http;
 pub mod nginx;
 #[cfg(feature = "proxies")]
 pub mod observed;
+#[cfg(feature = "postgres")]
+pub mod pg_shards;
+#[cfg(feature = "postgres")]
+pub mod postgres;
 pub mod process;
 #[cfg(feature = "proxies")]
 pub mod twemproxy;
@@ -81,6 +88,10 @@ pub use contents::{Loaded, Sampled, Snapshot};
 pub use nginx::{nginx_version, Nginx, NginxConfig};
 #[cfg(feature = "proxies")]
 pub use observed::{Keys, Observed};
+#[cfg(feature = "postgres")]
+pub use pg_shards::{Bound, Inserted, Partition, PgShards, Plan, RangeOf, Split, TableSpec, COORDINATOR};
+#[cfg(feature = "postgres")]
+pub use postgres::pg_version;
 pub use process::{find_program, process_alive, HOST};
 #[cfg(feature = "proxies")]
 pub use twemproxy::{nutcracker_version, Nutcracker, NutcrackerConfig, Written};

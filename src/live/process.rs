@@ -67,7 +67,7 @@ pub fn find_program(program: &'static str) -> Result<PathBuf> {
 }
 
 /// What to install for `program`, and how.
-fn install_hint(program: &str) -> &'static str {
+pub(crate) fn install_hint(program: &str) -> &'static str {
     match program {
         "redis-server" | "redis-cli" => {
             "Redis 7 (Debian/Ubuntu: `sudo apt-get install redis-server`; macOS: `brew install redis`; \
@@ -75,6 +75,10 @@ fn install_hint(program: &str) -> &'static str {
         }
         "nutcracker" => "twemproxy (Debian/Ubuntu: `sudo apt-get install nutcracker`; macOS: `brew install twemproxy`)",
         "nginx" => "nginx (Debian/Ubuntu: `sudo apt-get install nginx`; macOS: `brew install nginx`)",
+        "postgres" | "initdb" | "psql" => {
+            "PostgreSQL 15 or newer with postgres_fdw (Debian/Ubuntu: `sudo apt-get install postgresql \
+             postgresql-contrib`; macOS: `brew install postgresql@15`)"
+        }
         _ => "the package that provides it",
     }
 }
@@ -120,7 +124,7 @@ pub(crate) struct PortLease {
 
 impl PortLease {
     /// A port the kernel just gave out as free and no lease holds.
-    #[cfg(any(test, feature = "proxies"))]
+    #[cfg(any(test, feature = "proxies", feature = "postgres"))]
     pub(crate) fn take() -> Result<PortLease> {
         PortLease::find(false)
     }
@@ -176,8 +180,12 @@ impl Drop for PortLease {
 /// counter starts again at 0 in each cell: a name already on disk, another
 /// cell's server's directory, is skipped, never reused.)
 pub(crate) fn new_dir(kind: &str) -> Result<PathBuf> {
+    new_dir_in(&std::env::temp_dir(), kind)
+}
+
+/// [`new_dir`] in the folder `base` instead of the temporary directory.
+pub(crate) fn new_dir_in(base: &Path, kind: &str) -> Result<PathBuf> {
     use std::os::unix::fs::DirBuilderExt;
-    let base = std::env::temp_dir();
     loop {
         let dir = base.join(format!("reshard-{kind}-{}-{}", std::process::id(), next_number()));
         match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
@@ -190,17 +198,18 @@ pub(crate) fn new_dir(kind: &str) -> Result<PathBuf> {
 
 /// The watchdog: start the program in the background, print its pid, block
 /// until stdin closes (this process dropped it or died), then stop it
-/// (SIGTERM and SIGCONT; SIGKILL after `$2` seconds), SIGTERM and SIGCONT
-/// to its own process group (the watchdog ignores TERM by then) for
-/// whatever the program left behind, and remove its directory. `$1` is the
-/// directory, the rest the program's command line.
-const WATCHDOG: &str = r#"dir=$1; stop_within=$2; shift 2
+/// (signal `$3`, SIGTERM for most programs, and SIGCONT; SIGKILL after `$2`
+/// seconds), SIGTERM and SIGCONT to its own process group (the watchdog
+/// ignores TERM by then) for whatever the program left behind, and remove
+/// its directory. `$1` is the directory, the rest the program's command
+/// line.
+const WATCHDOG: &str = r#"dir=$1; stop_within=$2; stop=$3; shift 3
 trap '' INT HUP
 "$@" >/dev/null 2>&1 </dev/null &
 pid=$!
 echo "$pid"
 while read -r _; do :; done
-kill -TERM "$pid" 2>/dev/null
+kill -"$stop" "$pid" 2>/dev/null
 kill -CONT "$pid" 2>/dev/null
 sleep "$stop_within" && kill -KILL "$pid" 2>/dev/null &
 wait "$pid" 2>/dev/null
@@ -220,26 +229,86 @@ pub(crate) struct Supervised {
     guard: Option<ChildStdin>,
 }
 
+/// An unprivileged account a program runs as when this process is root
+/// (`postgres` refuses to run as root): its user and group ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct OsUser {
+    pub(crate) uid: u32,
+    pub(crate) gid: u32,
+}
+
+impl OsUser {
+    /// The account `name` from `/etc/passwd`, if there is one.
+    pub(crate) fn lookup(name: &str) -> Option<OsUser> {
+        let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+        passwd.lines().find_map(|line| {
+            let f: Vec<&str> = line.split(':').collect();
+            (f.len() >= 4 && f[0] == name).then(|| Some(OsUser { uid: f[2].parse().ok()?, gid: f[3].parse().ok()? }))?
+        })
+    }
+
+    /// Give `path` (a directory this process made) to this account.
+    pub(crate) fn take(&self, path: &Path) -> Result<()> {
+        std::os::unix::fs::chown(path, Some(self.uid), Some(self.gid)).map_err(system(format!(
+            "give {} to user id {}",
+            path.display(),
+            self.uid
+        )))
+    }
+}
+
+/// How a supervised program is run: as whom, and the signal that stops it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Launch {
+    /// Run the watchdog and the program as this account (`None`: as this
+    /// process runs). The program's directory must belong to it.
+    pub(crate) user: Option<OsUser>,
+    /// The signal that asks the program to stop, e.g. `"TERM"`; PostgreSQL
+    /// takes `"INT"` (a fast shutdown: open sessions are ended, not waited for).
+    pub(crate) stop: &'static str,
+}
+
+impl Default for Launch {
+    fn default() -> Self {
+        Launch { user: None, stop: "TERM" }
+    }
+}
+
 impl Supervised {
     /// Run `program args…` as server `name` under a watchdog that owns
     /// `dir` (from [`new_dir`], holding the program's files). Its output
     /// goes nowhere: it writes its own log in `dir`. On failure `dir` is
     /// removed.
     pub(crate) fn start(name: &str, program: &Path, args: &[OsString], dir: PathBuf) -> Result<Supervised> {
-        let spawned = Command::new("sh")
+        Supervised::launch(name, program, args, dir, Launch::default())
+    }
+
+    /// [`start`](Supervised::start), run as `how` says.
+    pub(crate) fn launch(
+        name: &str,
+        program: &Path,
+        args: &[OsString],
+        dir: PathBuf,
+        how: Launch,
+    ) -> Result<Supervised> {
+        let mut command = Command::new("sh");
+        command
             .arg("-c")
             .arg(WATCHDOG)
             .arg("reshard-watchdog")
             .arg(&dir)
             .arg(STOP_WITHIN.as_secs().to_string())
+            .arg(how.stop)
             .arg(program)
             .args(args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
-            .process_group(0) // a Ctrl-C or a kernel's killpg does not reach it
-            .spawn();
-        let mut watchdog = match spawned {
+            .process_group(0); // a Ctrl-C or a kernel's killpg does not reach it
+        if let Some(u) = how.user {
+            command.uid(u.uid).gid(u.gid);
+        }
+        let mut watchdog = match command.spawn() {
             Ok(w) => w,
             Err(e) => {
                 let _ = std::fs::remove_dir_all(&dir);
@@ -335,27 +404,54 @@ pub(crate) struct Finished {
     pub(crate) stderr: String,
 }
 
-/// Runs the program inside the watchdog and records its output and exit
-/// code in the directory (`$1`).
+/// Runs the program inside the watchdog, its standard input the file
+/// `stdin` of the directory (`$1`) when there is one, and records its output
+/// and exit code there.
 const RECORD: &str = r#"out=$1; shift
-"$@" >"$out/stdout" 2>"$out/stderr" </dev/null
+input=/dev/null; [ -f "$out/stdin" ] && input="$out/stdin"
+"$@" >"$out/stdout" 2>"$out/stderr" <"$input"
 echo "$?" >"$out/status""#;
 
 /// Run `program args…` to its end under a watchdog (so it stops if this
 /// process dies), for at most `limit`; `None` if it ran out of time (it is
 /// stopped then).
 pub(crate) fn run_to_end(program: &Path, args: &[OsString], limit: Duration) -> Result<Option<Finished>> {
+    run_to_end_with(program, args, None, Launch::default(), limit)
+}
+
+/// [`run_to_end`] with `stdin` as the program's standard input (written to
+/// a file in its directory first), run as `how` says.
+pub(crate) fn run_to_end_with(
+    program: &Path,
+    args: &[OsString],
+    stdin: Option<&[u8]>,
+    how: Launch,
+    limit: Duration,
+) -> Result<Option<Finished>> {
     let what = program.file_name().map_or("run".into(), |f| f.to_string_lossy().into_owned());
     let dir = new_dir(&what)?;
+    let prepared = (|| {
+        if let Some(input) = stdin {
+            std::fs::write(dir.join("stdin"), input).map_err(system(format!("write the input of {what}")))?;
+        }
+        match how.user {
+            Some(u) => u.take(&dir),
+            None => Ok(()),
+        }
+    })();
+    if let Err(e) = prepared {
+        let _ = std::fs::remove_dir_all(&dir);
+        return Err(e);
+    }
     let mut all: Vec<OsString> = vec!["-c".into(), RECORD.into(), "sh".into(), dir.clone().into(), program.into()];
     all.extend(args.iter().cloned());
-    let s = Supervised::start(&what, Path::new("sh"), &all, dir)?;
+    let s = Supervised::launch(&what, Path::new("sh"), &all, dir, how)?;
     let deadline = Instant::now() + limit;
     while s.alive() {
         if Instant::now() > deadline {
             return Ok(None); // dropping `s` stops it
         }
-        std::thread::sleep(Duration::from_millis(10));
+        std::thread::sleep(Duration::from_millis(2));
     }
     let read = |f: &str| std::fs::read_to_string(s.dir().join(f)).unwrap_or_default();
     let code = read("status").trim().parse::<i32>().ok().filter(|&c| c < 128);
@@ -381,7 +477,7 @@ pub(crate) fn log_tail(path: &Path, n: usize) -> String {
 
 /// True when this process runs as root (the owner of a directory it just
 /// created is uid 0).
-#[cfg(feature = "proxies")]
+#[cfg(any(feature = "proxies", feature = "postgres"))]
 pub(crate) fn is_root(dir: &Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     dir.metadata().is_ok_and(|m| m.uid() == 0)
