@@ -134,10 +134,13 @@ cargo-test:
 	cargo build --no-default-features --features cli --bin reshard
 	cargo test --no-default-features --features redis --test redis
 	cargo test --no-default-features --features proxies --lib --test proxies_live
+	cargo test --no-default-features --features postgres --test postgres_live
+	cargo test --no-default-features --features postgres --lib live::p
+	cargo test --no-default-features --features postgres --doc live::p
 
 clippy:
 	cargo clippy --all-targets -- -D warnings
-	cargo clippy --no-default-features --features charts,proxies --all-targets -- -D warnings
+	cargo clippy --no-default-features --features charts,proxies,postgres --all-targets -- -D warnings
 	cargo clippy --no-default-features --all-targets -- -D warnings
 
 setup-test: $(VENV_STAMP)

@@ -2,8 +2,9 @@
 
 Checks the Rust toolchain against Cargo.toml's rust-version, Python, the
 project virtualenv, evcxr_jupyter and its version, the Jupyter kernelspec
-`rust` and the binary it starts, and two optional tools (Chromium for PDF
-handouts, redis-server for a future notebook 05). Each problem comes with the
+`rust` and the binary it starts, and the optional tools (Chromium for PDF
+handouts; redis-server, nutcracker and nginx for the live labs 06 and 08;
+PostgreSQL with postgres_fdw for labs 09 and 10). Each problem comes with the
 one command that fixes it. Standard library only: it runs before .venv exists.
 
     python3 scripts/doctor.py                 # exit 1 if something required is missing
@@ -105,7 +106,38 @@ def find_chromium() -> str | None:
     return None
 
 
+def find_postgres() -> tuple[str | None, bool]:
+    """The folder holding postgres, initdb and psql, as the crate looks for it (src/live/postgres.rs:
+    $RESHARD_PG_BINDIR alone, else the postgres on PATH, else /usr/lib/postgresql/<newest>/bin, else
+    Homebrew's), and whether postgres_fdw is installed beside it."""
+    def has_all(d: Path) -> bool:
+        return all(os.access(d / p, os.X_OK) and (d / p).is_file() for p in ("postgres", "initdb", "psql"))
+    if os.environ.get("RESHARD_PG_BINDIR"):
+        places = [Path(os.environ["RESHARD_PG_BINDIR"])]
+    else:
+        on_path = shutil.which("postgres")
+        numbered = sorted((d for d in Path("/usr/lib/postgresql").glob("*/bin") if d.parent.name.isdigit()),
+                          key=lambda d: int(d.parent.name), reverse=True)
+        brew = sorted((d / "bin" for root in ("/opt/homebrew/opt", "/usr/local/opt")
+                       for d in Path(root).glob("postgresql*")), reverse=True)
+        places = ([Path(on_path).parent] if on_path else []) + numbered + [Path("/usr/local/pgsql/bin")] + brew
+    found = next((d for d in places if has_all(d)), None)
+    if found is None:
+        return None, False
+    share = run([str(found / "pg_config"), "--sharedir"]) if (found / "pg_config").exists() else None
+    shares = [Path(share.strip())] if share else []
+    shares += [found.parent / "share", Path("/usr/share/postgresql") / found.parent.name]
+    return str(found), any((d / "extension" / "postgres_fdw.control").exists() for d in shares)
+
+
 def install_hint(tool: str) -> str:
+    if tool == "postgres":
+        if sys.platform == "darwin":
+            return "brew install postgresql@15"
+        if shutil.which("apt-get"):
+            sudo = "" if hasattr(os, "geteuid") and os.geteuid() == 0 else "sudo "
+            return f"{sudo}apt-get install -y postgresql postgresql-contrib"
+        return "install PostgreSQL 15 or newer with its contrib modules (postgres_fdw)"
     if tool == "proxies":
         if sys.platform == "darwin":
             return "brew install twemproxy nginx"
@@ -247,17 +279,25 @@ def check(before_setup: bool) -> Report:
         r.add("opt", "Chromium", "not found (optional: PDF handouts)", install_hint("chromium"))
     redis = shutil.which("redis-server")
     if redis:
-        r.add("ok", "redis-server", f"{redis} (optional: notebooks 05 and 07)")
+        r.add("ok", "redis-server", f"{redis} (optional: notebooks 06 and 08)")
     else:
-        r.add("opt", "redis-server", "not found (optional: notebooks 05 and 07)", install_hint("redis"))
+        r.add("opt", "redis-server", "not found (optional: notebooks 06 and 08)", install_hint("redis"))
     # Debian puts these in /usr/sbin, often not on a user's PATH; the crate looks there too.
     sbin = os.environ.get("PATH", "") + os.pathsep + os.pathsep.join(["/usr/sbin", "/usr/local/sbin"])
     missing = [p for p in ("nutcracker", "nginx") if shutil.which(p, path=sbin) is None]
     if not missing:
-        r.add("ok", "nutcracker", "and nginx found (optional: notebook 07)")
+        r.add("ok", "nutcracker", "and nginx found (optional: notebook 08)")
     else:
-        r.add("opt", "nutcracker", f"{' and '.join(missing)} not found (optional: notebook 07)",
+        r.add("opt", "nutcracker", f"{' and '.join(missing)} not found (optional: notebook 08)",
               install_hint("proxies"))
+    pg, fdw = find_postgres()
+    if pg and fdw:
+        r.add("ok", "PostgreSQL", f"{pg}, with postgres_fdw (optional: notebooks 09 and 10)")
+    elif pg:
+        r.add("opt", "PostgreSQL", f"{pg}, but postgres_fdw is missing (optional: notebooks 09 and 10)",
+              install_hint("postgres"))
+    else:
+        r.add("opt", "PostgreSQL", "not found (optional: notebooks 09 and 10)", install_hint("postgres"))
     return r
 
 
