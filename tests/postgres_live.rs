@@ -173,6 +173,37 @@ fn a_split_moves_exactly_the_rows_at_or_above_its_point() {
 }
 
 #[test]
+fn a_partition_moves_whole_and_neighbours_on_one_shard_merge() {
+    if !postgres_here() {
+        return;
+    }
+    let keys = KeySet::new("k", 3_000);
+    let mut pg = PgShards::start(["A", "B"]).unwrap();
+    pg.create(&key_spec("t", &["k1", "k2"], &["A", "B", "A"])).unwrap();
+    pg.insert("t", &keys).unwrap();
+    let count = |lo: &str, hi: &str| keys.iter().filter(|k| k.as_str() >= lo && k.as_str() < hi).count() as u64;
+    let parts = pg.partitions("t").unwrap();
+    // Merging partitions on two shards is refused; moving the middle one to A first allows it.
+    let err = pg.merge("t", &parts[0].name).unwrap_err();
+    assert!(err.to_string().contains("move one to the other's shard first"), "{err}");
+    let moved = pg.move_partition("t", &parts[1].name, "A").unwrap();
+    assert_eq!((moved.moved, moved.from.as_str(), moved.to.as_str()), (count("k1", "k2"), "B", "A"));
+    assert_eq!(pg.rows_per_shard("t").unwrap(), [("A".to_string(), 3_000), ("B".to_string(), 0)]);
+    assert!(matches!(pg.move_partition("t", &moved.new_partition, "A"), Err(Error::SameNode(_))));
+    let merged = pg.merge("t", &parts[0].name).unwrap();
+    assert_eq!(merged.moved, count("k1", "k2"));
+    let after = pg.partitions("t").unwrap();
+    let bounds: Vec<(Bound, Bound)> = after.iter().map(|p| (p.lower.clone(), p.upper.clone())).collect();
+    assert_eq!(bounds, [(Bound::Min, Bound::text("k2")), (Bound::text("k2"), Bound::Max)]);
+    let rows: Vec<u64> = pg.rows_per_partition("t").unwrap().into_iter().map(|(_, n)| n).collect();
+    assert_eq!(rows, [count("", "k2"), count("k2", "l")]);
+    // The dropped tables are gone from the shards too.
+    let left = pg.query("B", "SELECT count(*) FROM pg_tables WHERE tablename LIKE 't\\_\\_p%'").unwrap();
+    assert_eq!(left, [["0"]]);
+    assert!(pg.merge("t", &after[1].name).unwrap_err().to_string().contains("last partition"));
+}
+
+#[test]
 fn bad_input_gets_a_typed_error_that_says_what_to_change() {
     if !postgres_here() {
         return;

@@ -73,7 +73,11 @@ pub mod nginx;
 #[cfg(feature = "proxies")]
 pub mod observed;
 #[cfg(feature = "postgres")]
+pub mod pg_rebalance;
+#[cfg(feature = "postgres")]
 pub mod pg_shards;
+#[cfg(feature = "postgres")]
+pub mod pg_table;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod process;
@@ -89,7 +93,11 @@ pub use nginx::{nginx_version, Nginx, NginxConfig};
 #[cfg(feature = "proxies")]
 pub use observed::{Keys, Observed};
 #[cfg(feature = "postgres")]
-pub use pg_shards::{Bound, Inserted, Partition, PgShards, Plan, RangeOf, Split, TableSpec, COORDINATOR};
+pub use pg_rebalance::{Merged, Moved, Split};
+#[cfg(feature = "postgres")]
+pub use pg_shards::{Inserted, PgShards, Plan, COORDINATOR};
+#[cfg(feature = "postgres")]
+pub use pg_table::{Bound, Partition, RangeOf, TableSpec};
 #[cfg(feature = "postgres")]
 pub use postgres::pg_version;
 pub use process::{find_program, process_alive, HOST};

@@ -20,17 +20,9 @@
 //! * `SELECT count(*)` on each shard directly ([`PgShards::rows_per_shard`])
 //!   says where each row really is.
 //!
-//! Every table has the columns `key text COLLATE "C"` (text compared byte
-//! by byte, as the crate compares keys), `h bigint` (the key's md5 mod 2^32,
-//! `HashWidth::Bits32`, computed by the crate when it inserts) and
-//! `seq bigint` (the row's place in the order it was inserted), plus any
-//! columns the spec adds.
-//!
-//! PostgreSQL 15 has no `SPLIT PARTITION`, so [`PgShards::split`] does what
-//! an operator does: detach the partition, create the upper half on its
-//! shard, move the rows at or above the split point there, and attach both
-//! halves, in one transaction of the coordinator; it counts the rows that
-//! moved.
+//! The table's columns and ranges are a [`TableSpec`](crate::live::TableSpec)
+//! ([`live::pg_table`](crate::live::pg_table)); a partition splits on the
+//! live servers with [`PgShards::split`] ([`live::pg_rebalance`](crate::live::pg_rebalance)).
 //!
 //! ```
 //! use reshard::live::{pg_version, Bound, PgShards, TableSpec};
@@ -49,9 +41,9 @@
 //! ```
 
 use crate::keys::KeySet;
-use crate::live::postgres::{check_identifier, copy_field, first_line, literal, PgBins, PgServer, Template};
+use crate::live::pg_table::{split_bounds, Bound, Partition, TableSpec};
+use crate::live::postgres::{copy_field, first_line, literal, PgBins, PgServer, Template};
 use crate::{Error, HashWidth, Result};
-use std::fmt;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -65,247 +57,6 @@ pub const MAX_PG_ROWS: usize = 2_000_000;
 
 /// The name of the coordinator among the servers.
 pub const COORDINATOR: &str = "coordinator";
-
-/// One end of a partition's range, as PostgreSQL writes it in
-/// `FOR VALUES FROM (…) TO (…)`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Bound {
-    /// `MINVALUE`: below every key.
-    Min,
-    /// A text key (compared byte by byte).
-    Text(String),
-    /// A number (a value of the hash column `h`).
-    Int(i64),
-    /// `MAXVALUE`: above every key.
-    Max,
-}
-
-impl Bound {
-    /// A text bound.
-    pub fn text(s: impl Into<String>) -> Bound {
-        Bound::Text(s.into())
-    }
-
-    fn sql(&self) -> String {
-        match self {
-            Bound::Min => "MINVALUE".into(),
-            Bound::Max => "MAXVALUE".into(),
-            Bound::Text(s) => literal(s),
-            Bound::Int(n) => n.to_string(),
-        }
-    }
-
-    /// The bound as PostgreSQL prints it in `pg_get_expr(relpartbound)`:
-    /// `MINVALUE`, `MAXVALUE`, `'text'` (quotes doubled) or a number.
-    fn parse(s: &str) -> Option<Bound> {
-        let s = s.trim();
-        match s {
-            "MINVALUE" => Some(Bound::Min),
-            "MAXVALUE" => Some(Bound::Max),
-            _ if s.starts_with('\'') => {
-                let inner = s.strip_prefix('\'')?;
-                // `'text'::text` in some versions: cut at the closing quote.
-                let mut out = String::new();
-                let mut chars = inner.chars().peekable();
-                while let Some(c) = chars.next() {
-                    if c == '\'' {
-                        if chars.peek() == Some(&'\'') {
-                            out.push('\'');
-                            chars.next();
-                        } else {
-                            return Some(Bound::Text(out));
-                        }
-                    } else {
-                        out.push(c);
-                    }
-                }
-                None
-            }
-            _ => s.parse().ok().map(Bound::Int),
-        }
-    }
-}
-
-impl fmt::Display for Bound {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Bound::Min => f.write_str("−∞"),
-            Bound::Max => f.write_str("+∞"),
-            Bound::Text(s) => write!(f, "{s:?}"),
-            Bound::Int(n) => write!(f, "{n}"),
-        }
-    }
-}
-
-/// Which column a table's ranges are ranges of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RangeOf {
-    /// The key itself (`key`, text): key-range sharding.
-    Key,
-    /// The key's hash (`h`, md5 mod 2^32): hash-range sharding.
-    Hash,
-}
-
-impl RangeOf {
-    fn column(self) -> &'static str {
-        match self {
-            RangeOf::Key => "key",
-            RangeOf::Hash => "h",
-        }
-    }
-}
-
-/// A range-sharded table to create: its name, what its ranges are of, each
-/// range and the shard it lives on, and any columns beyond `key`, `h`,
-/// `seq`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TableSpec {
-    name: String,
-    by: RangeOf,
-    ranges: Vec<(Bound, Bound, String)>,
-    extra: Vec<(String, String)>,
-}
-
-impl TableSpec {
-    /// A table sharded by ranges of its key: `ranges` are (lower, upper,
-    /// shard), lower inclusive, upper exclusive, in key order, each lower
-    /// the previous upper, from [`Bound::Min`] to [`Bound::Max`].
-    pub fn by_key<I, S>(name: &str, ranges: I) -> Result<TableSpec>
-    where
-        I: IntoIterator<Item = (Bound, Bound, S)>,
-        S: Into<String>,
-    {
-        TableSpec::new(name, RangeOf::Key, ranges)
-    }
-
-    /// A table sharded by ranges of its key's hash `h` (md5 mod 2^32, from 0
-    /// to 4,294,967,295), bounds [`Bound::Int`].
-    pub fn by_hash<I, S>(name: &str, ranges: I) -> Result<TableSpec>
-    where
-        I: IntoIterator<Item = (Bound, Bound, S)>,
-        S: Into<String>,
-    {
-        TableSpec::new(name, RangeOf::Hash, ranges)
-    }
-
-    fn new<I, S>(name: &str, by: RangeOf, ranges: I) -> Result<TableSpec>
-    where
-        I: IntoIterator<Item = (Bound, Bound, S)>,
-        S: Into<String>,
-    {
-        check_identifier("table name", name)?;
-        let ranges: Vec<(Bound, Bound, String)> =
-            ranges.into_iter().take(crate::limits::MAX_SHARDS as usize).map(|(a, b, s)| (a, b, s.into())).collect();
-        let problem = |p: String| Err(Error::Invalid(format!("table {name}: {p}")));
-        if ranges.is_empty() {
-            return problem("no ranges: give at least one, from Bound::Min to Bound::Max".into());
-        }
-        if ranges.len() > 10_000 {
-            return problem(format!("{} ranges: give at most 10,000 (each is a partition)", ranges.len()));
-        }
-        let (first, last) = (&ranges[0].0, &ranges[ranges.len() - 1].1);
-        if *first != Bound::Min || *last != Bound::Max {
-            return problem(format!(
-                "the ranges run from {first} to {last}: start at Bound::Min and end at Bound::Max"
-            ));
-        }
-        for (i, (lo, hi, _)) in ranges.iter().enumerate() {
-            let kind_ok = |b: &Bound| {
-                matches!(
-                    (b, by),
-                    (Bound::Min | Bound::Max, _) | (Bound::Text(_), RangeOf::Key) | (Bound::Int(_), RangeOf::Hash)
-                )
-            };
-            if !kind_ok(lo) || !kind_ok(hi) {
-                let want = if by == RangeOf::Key { "Bound::Text" } else { "Bound::Int" };
-                return problem(format!("range {i} ({lo} to {hi}) mixes kinds: use {want} bounds for this table"));
-            }
-            if lo >= hi {
-                return problem(format!(
-                    "range {i} runs from {lo} to {hi}: each lower bound must sort below its upper"
-                ));
-            }
-            if let Some((next_lo, _, _)) = ranges.get(i + 1) {
-                if next_lo != hi {
-                    return problem(format!(
-                        "range {i} ends at {hi} but range {} starts at {next_lo}: make them meet",
-                        i + 1
-                    ));
-                }
-            }
-            if let Bound::Text(t) = lo {
-                check_text("a bound", t)?;
-            }
-        }
-        Ok(TableSpec { name: name.to_string(), by, ranges, extra: Vec::new() })
-    }
-
-    /// The same table with one more column, `name` of SQL type `sql_type`
-    /// (`text`, `integer`, `bigint`, `boolean`, …): [`PgShards::insert_with`]
-    /// fills it.
-    pub fn column(mut self, name: &str, sql_type: &str) -> Result<TableSpec> {
-        check_identifier("column name", name)?;
-        if ["key", "h", "seq"].contains(&name) || self.extra.iter().any(|(n, _)| n == name) {
-            return Err(Error::DuplicateNode(format!("column {name}")));
-        }
-        const TYPES: [&str; 6] = ["text", "integer", "bigint", "boolean", "double precision", "timestamp"];
-        if !TYPES.contains(&sql_type) {
-            return Err(Error::UnknownName { what: "column type", given: sql_type.into(), choices: TYPES.join(", ") });
-        }
-        self.extra.push((name.to_string(), sql_type.to_string()));
-        Ok(self)
-    }
-
-    /// The table's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// What the ranges are ranges of.
-    pub fn by(&self) -> RangeOf {
-        self.by
-    }
-
-    fn columns_sql(&self) -> String {
-        let mut cols = vec![
-            "key text COLLATE \"C\" NOT NULL".to_string(),
-            "h bigint NOT NULL".into(),
-            "seq bigint NOT NULL".into(),
-        ];
-        cols.extend(self.extra.iter().map(|(n, t)| format!("{n} {t}")));
-        cols.join(", ")
-    }
-
-    fn column_names(&self) -> Vec<&str> {
-        ["key", "h", "seq"].into_iter().chain(self.extra.iter().map(|(n, _)| n.as_str())).collect()
-    }
-}
-
-/// Text PostgreSQL's `text` can hold: no NUL byte.
-fn check_text(what: &str, s: &str) -> Result<()> {
-    if s.contains('\0') {
-        return Err(Error::Invalid(format!(
-            "{what} {s:?} holds a NUL byte, which PostgreSQL text cannot store: remove it"
-        )));
-    }
-    Ok(())
-}
-
-/// One partition of a table, as the coordinator's catalog says: its name,
-/// its range and the shard that holds its rows.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Partition {
-    /// The partition's table name (the same on the coordinator and on its shard).
-    pub name: String,
-    /// Its lower bound (inclusive).
-    pub lower: Bound,
-    /// Its upper bound (exclusive).
-    pub upper: Bound,
-    /// The shard whose table holds its rows.
-    pub shard: String,
-}
-
 /// What [`PgShards::insert`] did.
 #[derive(Debug, Clone, Copy, PartialEq)]
 #[non_exhaustive]
@@ -333,41 +84,12 @@ impl Plan {
         all.iter().filter(|s| self.scans.iter().any(|(_, t)| t == *s)).cloned().collect()
     }
 }
-
-/// What [`PgShards::split`] did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Split {
-    /// The partition split: it keeps the lower half.
-    pub partition: String,
-    /// The new partition, holding the upper half.
-    pub new_partition: String,
-    /// The split point: the new partition's lower bound.
-    pub at: Bound,
-    /// The shard of the lower half.
-    pub from: String,
-    /// The shard of the upper half.
-    pub to: String,
-    /// Rows moved into the new partition.
-    pub moved: u64,
-    /// Rows left in the old one.
-    pub kept: u64,
-}
-
-impl Split {
-    /// Rows moved into the new partition (to another shard, or to a new
-    /// table on the same shard).
-    pub fn moved(&self) -> u64 {
-        self.moved
-    }
-}
-
 /// A coordinator and its shards: see the [module documentation](self).
 #[derive(Debug)]
 pub struct PgShards {
-    coordinator: PgServer,
-    shards: Vec<PgServer>,
-    tables: Vec<TableSpec>,
+    pub(crate) coordinator: PgServer,
+    pub(crate) shards: Vec<PgServer>,
+    pub(crate) tables: Vec<TableSpec>,
     next_partition: u64,
 }
 
@@ -447,7 +169,7 @@ impl PgShards {
         self.shards.iter().map(|s| s.name().to_string()).collect()
     }
 
-    fn server(&self, name: &str) -> Result<&PgServer> {
+    pub(crate) fn server(&self, name: &str) -> Result<&PgServer> {
         if name == COORDINATOR {
             return Ok(&self.coordinator);
         }
@@ -477,19 +199,19 @@ impl PgShards {
         self.server(name)?.run(sql)
     }
 
-    fn spec(&self, table: &str) -> Result<&TableSpec> {
-        self.tables.iter().find(|t| t.name == table).ok_or_else(|| Error::UnknownName {
+    pub(crate) fn spec(&self, table: &str) -> Result<&TableSpec> {
+        self.tables.iter().find(|t| t.name() == table).ok_or_else(|| Error::UnknownName {
             what: "table",
             given: table.to_string(),
             choices: if self.tables.is_empty() {
                 "none yet: create one with PgShards::create".into()
             } else {
-                self.tables.iter().map(|t| t.name.clone()).collect::<Vec<_>>().join(", ")
+                self.tables.iter().map(|t| t.name()).collect::<Vec<_>>().join(", ")
             },
         })
     }
 
-    fn partition_name(&mut self, table: &str) -> String {
+    pub(crate) fn partition_name(&mut self, table: &str) -> String {
         self.next_partition += 1;
         format!("{table}__p{}", self.next_partition)
     }
@@ -498,29 +220,29 @@ impl PgShards {
     /// then the partitioned table and its foreign partitions on the
     /// coordinator.
     pub fn create(&mut self, spec: &TableSpec) -> Result<()> {
-        if self.tables.iter().any(|t| t.name == spec.name) {
-            return Err(Error::DuplicateNode(format!("table {}", spec.name)));
+        if self.tables.iter().any(|t| t.name() == spec.name()) {
+            return Err(Error::DuplicateNode(format!("table {}", spec.name())));
         }
-        for (_, _, shard) in &spec.ranges {
+        for (_, _, shard) in spec.ranges() {
             self.server(shard)?;
         }
         let cols = spec.columns_sql();
-        let names: Vec<String> = spec.ranges.iter().map(|_| self.partition_name(&spec.name)).collect();
+        let names: Vec<String> = spec.ranges().iter().map(|_| self.partition_name(&spec.name())).collect();
         for shard in self.names() {
             let mine: Vec<&String> =
-                names.iter().zip(&spec.ranges).filter(|(_, r)| r.2 == shard).map(|(n, _)| n).collect();
+                names.iter().zip(spec.ranges()).filter(|(_, r)| r.2 == shard).map(|(n, _)| n).collect();
             if !mine.is_empty() {
                 let ddl: String =
                     mine.iter().map(|n| format!("CREATE TABLE {n} ({cols}, PRIMARY KEY (key));\n")).collect();
                 self.server(&shard)?.run(&ddl)?;
             }
         }
-        let mut ddl = format!("CREATE TABLE {} ({cols}) PARTITION BY RANGE ({});\n", spec.name, spec.by.column());
-        for (n, (lo, hi, shard)) in names.iter().zip(&spec.ranges) {
+        let mut ddl = format!("CREATE TABLE {} ({cols}) PARTITION BY RANGE ({});\n", spec.name(), spec.by().column());
+        for (n, (lo, hi, shard)) in names.iter().zip(spec.ranges()) {
             ddl += &format!(
                 "CREATE FOREIGN TABLE {n} PARTITION OF {} FOR VALUES FROM ({}) TO ({}) SERVER \"shard_{shard}\" \
                  OPTIONS (table_name '{n}');\n",
-                spec.name,
+                spec.name(),
                 lo.sql(),
                 hi.sql()
             );
@@ -566,10 +288,10 @@ impl PgShards {
             copy_field(key, &mut data);
             data += &format!("\t{}\t{i}", HashWidth::Bits32.hash(bytes));
             let values = extra(i);
-            if values.len() != spec.extra.len() {
+            if values.len() != spec.extra_columns().len() {
                 return Err(Error::LengthMismatch {
                     what: "extra column values for a row",
-                    expected: spec.extra.len(),
+                    expected: spec.extra_columns().len(),
                     given: values.len(),
                 });
             }
@@ -699,7 +421,7 @@ impl PgShards {
             .collect();
         let mut where_is = std::collections::BTreeMap::new();
         for t in &self.tables {
-            for p in self.partitions(&t.name)? {
+            for p in self.partitions(&t.name())? {
                 where_is.insert(p.name, p.shard);
             }
         }
@@ -743,90 +465,6 @@ impl PgShards {
             last = now;
         }
     }
-
-    /// Split the partition of `table` that holds `at` into [lower, at) and
-    /// [at, upper), the upper half on shard `upper_to`: detach it, create
-    /// the new partition's table on its shard, move the rows at or above
-    /// `at` there, and attach both halves, all in one transaction of the
-    /// coordinator. Fails, changing nothing, when `at` is already a bound.
-    pub fn split(&mut self, table: &str, at: &Bound, upper_to: &str) -> Result<Split> {
-        let spec = self.spec(table)?.clone();
-        self.server(upper_to)?;
-        let kind_ok = matches!((at, spec.by), (Bound::Text(_), RangeOf::Key) | (Bound::Int(_), RangeOf::Hash));
-        if !kind_ok {
-            let want = if spec.by == RangeOf::Key { "Bound::Text" } else { "Bound::Int" };
-            return Err(Error::Invalid(format!("split {table} at {at}: give a {want} inside a partition")));
-        }
-        if let Bound::Text(t) = at {
-            check_text("the split point", t)?;
-        }
-        let parts = self.partitions(table)?;
-        let Some(old) = parts.iter().find(|p| p.lower <= *at && *at < p.upper).cloned() else {
-            return Err(Error::Invalid(format!("split {table} at {at}: no partition holds it")));
-        };
-        if old.lower == *at {
-            return Err(Error::Invalid(format!(
-                "split {table} at {at}: {at} is already the lower bound of {}: split inside a partition",
-                old.name
-            )));
-        }
-        let new = self.partition_name(table);
-        let cols = spec.columns_sql();
-        self.server(upper_to)?.run(&format!("CREATE TABLE {new} ({cols}, PRIMARY KEY (key));\n"))?;
-        let col = spec.by.column();
-        let names = spec.column_names().join(", ");
-        let script = format!(
-            "BEGIN;\nALTER TABLE {table} DETACH PARTITION {old};\n\
-             CREATE FOREIGN TABLE {new} ({cols}) SERVER \"shard_{upper_to}\" OPTIONS (table_name '{new}');\n\
-             WITH gone AS (DELETE FROM {old} WHERE {col} >= {at} RETURNING {names}), \
-             landed AS (INSERT INTO {new} ({names}) SELECT {names} FROM gone RETURNING 1) SELECT count(*) FROM landed;\n\
-             SELECT count(*) FROM {old};\n\
-             ALTER TABLE {table} ATTACH PARTITION {old} FOR VALUES FROM ({lo}) TO ({at});\n\
-             ALTER TABLE {table} ATTACH PARTITION {new} FOR VALUES FROM ({at}) TO ({hi});\nCOMMIT;\n",
-            old = old.name,
-            at = at.sql(),
-            lo = old.lower.sql(),
-            hi = old.upper.sql(),
-        );
-        let out = match self.coordinator.run(&script) {
-            Ok(out) => out,
-            Err(e) => {
-                let _ = self.server(upper_to)?.run(&format!("DROP TABLE IF EXISTS {new};\n"));
-                return Err(e);
-            }
-        };
-        let nums: Vec<u64> = out.lines().filter_map(|l| l.trim().parse().ok()).collect();
-        let [moved, kept] = nums[..] else {
-            return Err(self.coordinator.failed(format!("the split printed {out:?}, not two counts")));
-        };
-        Ok(Split {
-            partition: old.name,
-            new_partition: new,
-            at: at.clone(),
-            from: old.shard,
-            to: upper_to.to_string(),
-            moved,
-            kept,
-        })
-    }
-}
-
-/// `"'a') TO ('b')"` as (`'a'`, `'b'`), quotes inside literals respected.
-fn split_bounds(s: &str) -> Option<(&str, &str)> {
-    let mut in_quote = false;
-    for (i, c) in s.char_indices() {
-        match c {
-            '\'' => in_quote = !in_quote,
-            ')' if !in_quote => {
-                let lo = &s[..i];
-                let rest = s[i..].strip_prefix(") TO (")?;
-                let hi = rest.strip_suffix(')')?;
-                return Some((lo, hi));
-            }
-            _ => {}
-        }
-    }
-    None
 }
 
 impl Drop for PgShards {
@@ -836,45 +474,5 @@ impl Drop for PgShards {
         for s in &mut self.shards {
             s.release();
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bounds_read_back_as_postgres_prints_them() {
-        assert_eq!(Bound::parse("MINVALUE"), Some(Bound::Min));
-        assert_eq!(Bound::parse("'it''s'"), Some(Bound::text("it's")));
-        assert_eq!(Bound::parse("'a'::text"), Some(Bound::text("a")));
-        assert_eq!(Bound::parse("1073741824"), Some(Bound::Int(1 << 30)));
-        assert_eq!(split_bounds("'a) TO (b') TO (MAXVALUE)"), Some(("'a) TO (b'", "MAXVALUE")));
-        assert_eq!(Bound::Min.sql(), "MINVALUE");
-        assert_eq!(Bound::text("o'k").sql(), "'o''k'");
-        assert!(Bound::Min < Bound::text("") && Bound::text("zz") < Bound::Max && Bound::Int(-1) < Bound::Max);
-    }
-
-    #[test]
-    fn specs_refuse_gaps_overlaps_and_mixed_kinds() {
-        let ok = TableSpec::by_key("t", [(Bound::Min, Bound::text("m"), "A"), (Bound::text("m"), Bound::Max, "B")]);
-        assert!(ok.is_ok());
-        let gap = TableSpec::by_key("t", [(Bound::Min, Bound::text("m"), "A"), (Bound::text("n"), Bound::Max, "B")]);
-        assert!(gap.unwrap_err().to_string().contains("make them meet"));
-        let back =
-            TableSpec::by_key("t", [(Bound::Min, Bound::text("m"), "A"), (Bound::text("m"), Bound::text("a"), "B")]);
-        assert!(back.is_err());
-        let open = TableSpec::by_key("t", [(Bound::Min, Bound::text("m"), "A")]);
-        assert!(open.unwrap_err().to_string().contains("Bound::Max"));
-        let mixed = TableSpec::by_hash("t", [(Bound::Min, Bound::text("m"), "A"), (Bound::text("m"), Bound::Max, "B")]);
-        assert!(mixed.unwrap_err().to_string().contains("Bound::Int"));
-        assert!(TableSpec::by_key("T", [(Bound::Min, Bound::Max, "A")]).is_err());
-        let nul =
-            TableSpec::by_key("t", [(Bound::Min, Bound::text("a\0"), "A"), (Bound::text("a\0"), Bound::Max, "A")]);
-        assert!(nul.unwrap_err().to_string().contains("NUL"));
-        let spec = TableSpec::by_key("t", [(Bound::Min, Bound::Max, "A")]).unwrap();
-        assert!(spec.clone().column("key", "text").is_err());
-        assert!(spec.clone().column("colour", "varchar(3); drop").is_err());
-        assert_eq!(spec.column("colour", "text").unwrap().column_names(), ["key", "h", "seq", "colour"]);
     }
 }

@@ -1,0 +1,228 @@
+//! Rebalancing a range-sharded table on the live servers, as DDIA's
+//! "Rebalancing key-range sharded data" does it: split a range, move a
+//! range to another shard, merge two neighbours.
+//!
+//! PostgreSQL 15 has no `SPLIT PARTITION` or `MERGE PARTITIONS`, so each
+//! operation does what an operator does, in one transaction of the
+//! coordinator: detach the partitions concerned, create the new table on
+//! its shard, move the rows there through the coordinator (`DELETE …
+//! RETURNING` into `INSERT`), attach the result. Each reports the rows it
+//! moved; a failure rolls back the coordinator's part and drops the table it
+//! had made.
+
+use crate::live::pg_shards::PgShards;
+use crate::live::pg_table::{check_text, Bound, RangeOf};
+use crate::{Error, Result};
+
+/// What [`PgShards::split`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Split {
+    /// The partition split: it keeps the lower half.
+    pub partition: String,
+    /// The new partition, holding the upper half.
+    pub new_partition: String,
+    /// The split point: the new partition's lower bound.
+    pub at: Bound,
+    /// The shard of the lower half.
+    pub from: String,
+    /// The shard of the upper half.
+    pub to: String,
+    /// Rows moved into the new partition.
+    pub moved: u64,
+    /// Rows left in the old one.
+    pub kept: u64,
+}
+
+impl Split {
+    /// Rows moved into the new partition (to another shard, or to a new
+    /// table on the same shard).
+    pub fn moved(&self) -> u64 {
+        self.moved
+    }
+}
+
+/// What [`PgShards::move_partition`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Moved {
+    /// The partition moved (dropped: its rows are in `new_partition`).
+    pub partition: String,
+    /// Its new partition, with the same range, on `to`.
+    pub new_partition: String,
+    /// The shard it left.
+    pub from: String,
+    /// The shard it went to.
+    pub to: String,
+    /// Rows moved.
+    pub moved: u64,
+}
+
+/// What [`PgShards::merge`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Merged {
+    /// The partition kept: the lower of the two, its range now both ranges.
+    pub partition: String,
+    /// The upper partition, dropped.
+    pub dropped: String,
+    /// Rows moved from the upper partition into the lower.
+    pub moved: u64,
+}
+
+impl PgShards {
+    /// Move partition `partition` of `table` to shard `to`: a new partition
+    /// with the same range on `to` takes every row, and the old one is
+    /// dropped on both servers. Moving to the shard it is on is refused.
+    pub fn move_partition(&mut self, table: &str, partition: &str, to: &str) -> Result<Moved> {
+        let spec = self.spec(table)?.clone();
+        self.server(to)?;
+        let parts = self.partitions(table)?;
+        let Some(old) = parts.iter().find(|p| p.name == partition).cloned() else {
+            return Err(Error::UnknownName {
+                what: "partition",
+                given: partition.to_string(),
+                choices: parts.iter().map(|p| p.name.clone()).collect::<Vec<_>>().join(", "),
+            });
+        };
+        if old.shard == to {
+            return Err(Error::SameNode(to.to_string()));
+        }
+        let new = self.partition_name(table);
+        let cols = spec.columns_sql();
+        let names = spec.column_names().join(", ");
+        self.server(to)?.run(&format!("CREATE TABLE {new} ({cols}, PRIMARY KEY (key));\n"))?;
+        let script = format!(
+            "BEGIN;\nALTER TABLE {table} DETACH PARTITION {old};\n\
+             CREATE FOREIGN TABLE {new} ({cols}) SERVER \"shard_{to}\" OPTIONS (table_name '{new}');\n\
+             WITH gone AS (DELETE FROM {old} RETURNING {names}), \
+             landed AS (INSERT INTO {new} ({names}) SELECT {names} FROM gone RETURNING 1) SELECT count(*) FROM landed;\n\
+             DROP FOREIGN TABLE {old};\n\
+             ALTER TABLE {table} ATTACH PARTITION {new} FOR VALUES FROM ({lo}) TO ({hi});\nCOMMIT;\n",
+            old = old.name,
+            lo = old.lower.sql(),
+            hi = old.upper.sql(),
+        );
+        let moved = self.rebalance_step(&script, to, &new)?;
+        self.server(&old.shard)?.run(&format!("DROP TABLE {};\n", old.name))?;
+        let [moved] = moved[..] else {
+            return Err(self.coordinator.failed(format!("the move printed {moved:?}, not one count")));
+        };
+        Ok(Moved { partition: old.name, new_partition: new, from: old.shard, to: to.to_string(), moved })
+    }
+
+    /// Merge partition `partition` of `table` with the one above it: the
+    /// upper one's rows move into it, its range grows to cover both, and the
+    /// upper one is dropped. Both must be on the same shard (move one
+    /// first): a merge on one server moves rows between its tables only.
+    pub fn merge(&mut self, table: &str, partition: &str) -> Result<Merged> {
+        let spec = self.spec(table)?.clone();
+        let parts = self.partitions(table)?;
+        let Some(i) = parts.iter().position(|p| p.name == partition) else {
+            return Err(Error::UnknownName {
+                what: "partition",
+                given: partition.to_string(),
+                choices: parts.iter().map(|p| p.name.clone()).collect::<Vec<_>>().join(", "),
+            });
+        };
+        let Some(upper) = parts.get(i + 1) else {
+            return Err(Error::Invalid(format!(
+                "merge {partition}: it is the last partition of {table}, with none above it"
+            )));
+        };
+        let lower = &parts[i];
+        if lower.shard != upper.shard {
+            return Err(Error::Invalid(format!(
+                "merge {partition} with {}: they are on shards {} and {}; move one to the other's shard first",
+                upper.name, lower.shard, upper.shard
+            )));
+        }
+        let names = spec.column_names().join(", ");
+        let script = format!(
+            "BEGIN;\nALTER TABLE {table} DETACH PARTITION {lo_name};\nALTER TABLE {table} DETACH PARTITION {up_name};\n\
+             WITH gone AS (DELETE FROM {up_name} RETURNING {names}), \
+             landed AS (INSERT INTO {lo_name} ({names}) SELECT {names} FROM gone RETURNING 1) SELECT count(*) FROM landed;\n\
+             DROP FOREIGN TABLE {up_name};\n\
+             ALTER TABLE {table} ATTACH PARTITION {lo_name} FOR VALUES FROM ({lo}) TO ({hi});\nCOMMIT;\n",
+            lo_name = lower.name,
+            up_name = upper.name,
+            lo = lower.lower.sql(),
+            hi = upper.upper.sql(),
+        );
+        let out = self.coordinator.run(&script)?;
+        self.server(&upper.shard)?.run(&format!("DROP TABLE {};\n", upper.name))?;
+        let moved = out.lines().find_map(|l| l.trim().parse().ok()).unwrap_or(0);
+        Ok(Merged { partition: lower.name.clone(), dropped: upper.name.clone(), moved })
+    }
+
+    /// Run a coordinator script that fills the new table `new` on shard
+    /// `on`, returning the counts it printed; on failure drop `new` there.
+    fn rebalance_step(&self, script: &str, on: &str, new: &str) -> Result<Vec<u64>> {
+        match self.coordinator.run(script) {
+            Ok(out) => Ok(out.lines().filter_map(|l| l.trim().parse().ok()).collect()),
+            Err(e) => {
+                let _ = self.server(on)?.run(&format!("DROP TABLE IF EXISTS {new};\n"));
+                Err(e)
+            }
+        }
+    }
+
+    /// Split the partition of `table` that holds `at` into [lower, at) and
+    /// [at, upper), the upper half on shard `upper_to`: detach it, create
+    /// the new partition's table on its shard, move the rows at or above
+    /// `at` there, and attach both halves, all in one transaction of the
+    /// coordinator. Fails, changing nothing, when `at` is already a bound.
+    pub fn split(&mut self, table: &str, at: &Bound, upper_to: &str) -> Result<Split> {
+        let spec = self.spec(table)?.clone();
+        self.server(upper_to)?;
+        let kind_ok = matches!((at, spec.by()), (Bound::Text(_), RangeOf::Key) | (Bound::Int(_), RangeOf::Hash));
+        if !kind_ok {
+            let want = if spec.by() == RangeOf::Key { "Bound::Text" } else { "Bound::Int" };
+            return Err(Error::Invalid(format!("split {table} at {at}: give a {want} inside a partition")));
+        }
+        if let Bound::Text(t) = at {
+            check_text("the split point", t)?;
+        }
+        let parts = self.partitions(table)?;
+        let Some(old) = parts.iter().find(|p| p.lower <= *at && *at < p.upper).cloned() else {
+            return Err(Error::Invalid(format!("split {table} at {at}: no partition holds it")));
+        };
+        if old.lower == *at {
+            return Err(Error::Invalid(format!(
+                "split {table} at {at}: {at} is already the lower bound of {}: split inside a partition",
+                old.name
+            )));
+        }
+        let new = self.partition_name(table);
+        let cols = spec.columns_sql();
+        self.server(upper_to)?.run(&format!("CREATE TABLE {new} ({cols}, PRIMARY KEY (key));\n"))?;
+        let col = spec.by().column();
+        let names = spec.column_names().join(", ");
+        let script = format!(
+            "BEGIN;\nALTER TABLE {table} DETACH PARTITION {old};\n\
+             CREATE FOREIGN TABLE {new} ({cols}) SERVER \"shard_{upper_to}\" OPTIONS (table_name '{new}');\n\
+             WITH gone AS (DELETE FROM {old} WHERE {col} >= {at} RETURNING {names}), \
+             landed AS (INSERT INTO {new} ({names}) SELECT {names} FROM gone RETURNING 1) SELECT count(*) FROM landed;\n\
+             SELECT count(*) FROM {old};\n\
+             ALTER TABLE {table} ATTACH PARTITION {old} FOR VALUES FROM ({lo}) TO ({at});\n\
+             ALTER TABLE {table} ATTACH PARTITION {new} FOR VALUES FROM ({at}) TO ({hi});\nCOMMIT;\n",
+            old = old.name,
+            at = at.sql(),
+            lo = old.lower.sql(),
+            hi = old.upper.sql(),
+        );
+        let nums = self.rebalance_step(&script, upper_to, &new)?;
+        let [moved, kept] = nums[..] else {
+            return Err(self.coordinator.failed(format!("the split printed {nums:?}, not two counts")));
+        };
+        Ok(Split {
+            partition: old.name,
+            new_partition: new,
+            at: at.clone(),
+            from: old.shard,
+            to: upper_to.to_string(),
+            moved,
+            kept,
+        })
+    }
+}

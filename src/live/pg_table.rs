@@ -1,0 +1,332 @@
+//! The shape of a range-sharded PostgreSQL table: its columns, what its
+//! ranges are ranges of, and each range's bounds and shard ([`TableSpec`]),
+//! as [`PgShards::create`](crate::live::PgShards::create) builds it, and
+//! each partition as the coordinator's catalog reads back ([`Partition`]).
+//!
+//! Every table has the columns `key text COLLATE "C"` (text compared byte
+//! by byte, as the crate compares keys), `h bigint` (the key's md5 mod 2^32,
+//! `HashWidth::Bits32`, computed by the crate when it inserts) and
+//! `seq bigint` (the row's place in the order it was inserted), plus any
+//! columns the spec adds with [`TableSpec::column`].
+//!
+//! ```
+//! use reshard::live::{Bound, TableSpec};
+//! let spec = TableSpec::by_key("orders", [(Bound::Min, Bound::text("m"), "A"), (Bound::text("m"), Bound::Max, "B")])?;
+//! assert_eq!(spec.ranges().len(), 2);
+//! // Ranges must meet: a gap is refused, saying where.
+//! let gap = TableSpec::by_key("orders", [(Bound::Min, Bound::text("m"), "A"), (Bound::text("n"), Bound::Max, "B")]);
+//! assert!(gap.unwrap_err().to_string().contains("make them meet"));
+//! # Ok::<(), reshard::Error>(())
+//! ```
+
+use crate::live::postgres::{check_identifier, literal};
+use crate::{Error, Result};
+use std::fmt;
+
+/// One end of a partition's range, as PostgreSQL writes it in
+/// `FOR VALUES FROM (…) TO (…)`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Bound {
+    /// `MINVALUE`: below every key.
+    Min,
+    /// A text key (compared byte by byte).
+    Text(String),
+    /// A number (a value of the hash column `h`).
+    Int(i64),
+    /// `MAXVALUE`: above every key.
+    Max,
+}
+
+impl Bound {
+    /// A text bound.
+    pub fn text(s: impl Into<String>) -> Bound {
+        Bound::Text(s.into())
+    }
+
+    pub(crate) fn sql(&self) -> String {
+        match self {
+            Bound::Min => "MINVALUE".into(),
+            Bound::Max => "MAXVALUE".into(),
+            Bound::Text(s) => literal(s),
+            Bound::Int(n) => n.to_string(),
+        }
+    }
+
+    /// The bound as PostgreSQL prints it in `pg_get_expr(relpartbound)`:
+    /// `MINVALUE`, `MAXVALUE`, `'text'` (quotes doubled) or a number.
+    pub(crate) fn parse(s: &str) -> Option<Bound> {
+        let s = s.trim();
+        match s {
+            "MINVALUE" => Some(Bound::Min),
+            "MAXVALUE" => Some(Bound::Max),
+            _ if s.starts_with('\'') => {
+                let inner = s.strip_prefix('\'')?;
+                // `'text'::text` in some versions: cut at the closing quote.
+                let mut out = String::new();
+                let mut chars = inner.chars().peekable();
+                while let Some(c) = chars.next() {
+                    if c == '\'' {
+                        if chars.peek() == Some(&'\'') {
+                            out.push('\'');
+                            chars.next();
+                        } else {
+                            return Some(Bound::Text(out));
+                        }
+                    } else {
+                        out.push(c);
+                    }
+                }
+                None
+            }
+            _ => s.parse().ok().map(Bound::Int),
+        }
+    }
+}
+
+impl fmt::Display for Bound {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Bound::Min => f.write_str("−∞"),
+            Bound::Max => f.write_str("+∞"),
+            Bound::Text(s) => write!(f, "{s:?}"),
+            Bound::Int(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+/// Which column a table's ranges are ranges of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeOf {
+    /// The key itself (`key`, text): key-range sharding.
+    Key,
+    /// The key's hash (`h`, md5 mod 2^32): hash-range sharding.
+    Hash,
+}
+
+impl RangeOf {
+    pub(crate) fn column(self) -> &'static str {
+        match self {
+            RangeOf::Key => "key",
+            RangeOf::Hash => "h",
+        }
+    }
+}
+
+/// A range-sharded table to create: its name, what its ranges are of, each
+/// range and the shard it lives on, and any columns beyond `key`, `h`,
+/// `seq`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableSpec {
+    name: String,
+    by: RangeOf,
+    ranges: Vec<(Bound, Bound, String)>,
+    extra: Vec<(String, String)>,
+}
+
+impl TableSpec {
+    /// A table sharded by ranges of its key: `ranges` are (lower, upper,
+    /// shard), lower inclusive, upper exclusive, in key order, each lower
+    /// the previous upper, from [`Bound::Min`] to [`Bound::Max`].
+    pub fn by_key<I, S>(name: &str, ranges: I) -> Result<TableSpec>
+    where
+        I: IntoIterator<Item = (Bound, Bound, S)>,
+        S: Into<String>,
+    {
+        TableSpec::new(name, RangeOf::Key, ranges)
+    }
+
+    /// A table sharded by ranges of its key's hash `h` (md5 mod 2^32, from 0
+    /// to 4,294,967,295), bounds [`Bound::Int`].
+    pub fn by_hash<I, S>(name: &str, ranges: I) -> Result<TableSpec>
+    where
+        I: IntoIterator<Item = (Bound, Bound, S)>,
+        S: Into<String>,
+    {
+        TableSpec::new(name, RangeOf::Hash, ranges)
+    }
+
+    fn new<I, S>(name: &str, by: RangeOf, ranges: I) -> Result<TableSpec>
+    where
+        I: IntoIterator<Item = (Bound, Bound, S)>,
+        S: Into<String>,
+    {
+        check_identifier("table name", name)?;
+        let ranges: Vec<(Bound, Bound, String)> =
+            ranges.into_iter().take(crate::limits::MAX_SHARDS as usize).map(|(a, b, s)| (a, b, s.into())).collect();
+        let problem = |p: String| Err(Error::Invalid(format!("table {name}: {p}")));
+        if ranges.is_empty() {
+            return problem("no ranges: give at least one, from Bound::Min to Bound::Max".into());
+        }
+        if ranges.len() > 10_000 {
+            return problem(format!("{} ranges: give at most 10,000 (each is a partition)", ranges.len()));
+        }
+        let (first, last) = (&ranges[0].0, &ranges[ranges.len() - 1].1);
+        if *first != Bound::Min || *last != Bound::Max {
+            return problem(format!(
+                "the ranges run from {first} to {last}: start at Bound::Min and end at Bound::Max"
+            ));
+        }
+        for (i, (lo, hi, _)) in ranges.iter().enumerate() {
+            let kind_ok = |b: &Bound| {
+                matches!(
+                    (b, by),
+                    (Bound::Min | Bound::Max, _) | (Bound::Text(_), RangeOf::Key) | (Bound::Int(_), RangeOf::Hash)
+                )
+            };
+            if !kind_ok(lo) || !kind_ok(hi) {
+                let want = if by == RangeOf::Key { "Bound::Text" } else { "Bound::Int" };
+                return problem(format!("range {i} ({lo} to {hi}) mixes kinds: use {want} bounds for this table"));
+            }
+            if lo >= hi {
+                return problem(format!(
+                    "range {i} runs from {lo} to {hi}: each lower bound must sort below its upper"
+                ));
+            }
+            if let Some((next_lo, _, _)) = ranges.get(i + 1) {
+                if next_lo != hi {
+                    return problem(format!(
+                        "range {i} ends at {hi} but range {} starts at {next_lo}: make them meet",
+                        i + 1
+                    ));
+                }
+            }
+            if let Bound::Text(t) = lo {
+                check_text("a bound", t)?;
+            }
+        }
+        Ok(TableSpec { name: name.to_string(), by, ranges, extra: Vec::new() })
+    }
+
+    /// The same table with one more column, `name` of SQL type `sql_type`
+    /// (`text`, `integer`, `bigint`, `boolean`, …): [`PgShards::insert_with`]
+    /// fills it.
+    pub fn column(mut self, name: &str, sql_type: &str) -> Result<TableSpec> {
+        check_identifier("column name", name)?;
+        if ["key", "h", "seq"].contains(&name) || self.extra.iter().any(|(n, _)| n == name) {
+            return Err(Error::DuplicateNode(format!("column {name}")));
+        }
+        const TYPES: [&str; 6] = ["text", "integer", "bigint", "boolean", "double precision", "timestamp"];
+        if !TYPES.contains(&sql_type) {
+            return Err(Error::UnknownName { what: "column type", given: sql_type.into(), choices: TYPES.join(", ") });
+        }
+        self.extra.push((name.to_string(), sql_type.to_string()));
+        Ok(self)
+    }
+
+    /// The table's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// What the ranges are ranges of.
+    pub fn by(&self) -> RangeOf {
+        self.by
+    }
+
+    /// Each range: lower bound, upper bound, shard.
+    pub fn ranges(&self) -> &[(Bound, Bound, String)] {
+        &self.ranges
+    }
+
+    /// The columns beyond `key`, `h` and `seq`: (name, SQL type).
+    pub fn extra_columns(&self) -> &[(String, String)] {
+        &self.extra
+    }
+
+    pub(crate) fn columns_sql(&self) -> String {
+        let mut cols = vec![
+            "key text COLLATE \"C\" NOT NULL".to_string(),
+            "h bigint NOT NULL".into(),
+            "seq bigint NOT NULL".into(),
+        ];
+        cols.extend(self.extra.iter().map(|(n, t)| format!("{n} {t}")));
+        cols.join(", ")
+    }
+
+    pub(crate) fn column_names(&self) -> Vec<&str> {
+        ["key", "h", "seq"].into_iter().chain(self.extra.iter().map(|(n, _)| n.as_str())).collect()
+    }
+}
+
+/// Text PostgreSQL's `text` can hold: no NUL byte.
+pub(crate) fn check_text(what: &str, s: &str) -> Result<()> {
+    if s.contains('\0') {
+        return Err(Error::Invalid(format!(
+            "{what} {s:?} holds a NUL byte, which PostgreSQL text cannot store: remove it"
+        )));
+    }
+    Ok(())
+}
+
+/// One partition of a table, as the coordinator's catalog says: its name,
+/// its range and the shard that holds its rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Partition {
+    /// The partition's table name (the same on the coordinator and on its shard).
+    pub name: String,
+    /// Its lower bound (inclusive).
+    pub lower: Bound,
+    /// Its upper bound (exclusive).
+    pub upper: Bound,
+    /// The shard whose table holds its rows.
+    pub shard: String,
+}
+
+/// `"'a') TO ('b')"` as (`'a'`, `'b'`), quotes inside literals respected.
+pub(crate) fn split_bounds(s: &str) -> Option<(&str, &str)> {
+    let mut in_quote = false;
+    for (i, c) in s.char_indices() {
+        match c {
+            '\'' => in_quote = !in_quote,
+            ')' if !in_quote => {
+                let lo = &s[..i];
+                let rest = s[i..].strip_prefix(") TO (")?;
+                let hi = rest.strip_suffix(')')?;
+                return Some((lo, hi));
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_read_back_as_postgres_prints_them() {
+        assert_eq!(Bound::parse("MINVALUE"), Some(Bound::Min));
+        assert_eq!(Bound::parse("'it''s'"), Some(Bound::text("it's")));
+        assert_eq!(Bound::parse("'a'::text"), Some(Bound::text("a")));
+        assert_eq!(Bound::parse("1073741824"), Some(Bound::Int(1 << 30)));
+        assert_eq!(split_bounds("'a) TO (b') TO (MAXVALUE)"), Some(("'a) TO (b'", "MAXVALUE")));
+        assert_eq!(Bound::Min.sql(), "MINVALUE");
+        assert_eq!(Bound::text("o'k").sql(), "'o''k'");
+        assert!(Bound::Min < Bound::text("") && Bound::text("zz") < Bound::Max && Bound::Int(-1) < Bound::Max);
+    }
+
+    #[test]
+    fn specs_refuse_gaps_overlaps_and_mixed_kinds() {
+        let ok = TableSpec::by_key("t", [(Bound::Min, Bound::text("m"), "A"), (Bound::text("m"), Bound::Max, "B")]);
+        assert!(ok.is_ok());
+        let gap = TableSpec::by_key("t", [(Bound::Min, Bound::text("m"), "A"), (Bound::text("n"), Bound::Max, "B")]);
+        assert!(gap.unwrap_err().to_string().contains("make them meet"));
+        let back =
+            TableSpec::by_key("t", [(Bound::Min, Bound::text("m"), "A"), (Bound::text("m"), Bound::text("a"), "B")]);
+        assert!(back.is_err());
+        let open = TableSpec::by_key("t", [(Bound::Min, Bound::text("m"), "A")]);
+        assert!(open.unwrap_err().to_string().contains("Bound::Max"));
+        let mixed = TableSpec::by_hash("t", [(Bound::Min, Bound::text("m"), "A"), (Bound::text("m"), Bound::Max, "B")]);
+        assert!(mixed.unwrap_err().to_string().contains("Bound::Int"));
+        assert!(TableSpec::by_key("T", [(Bound::Min, Bound::Max, "A")]).is_err());
+        let nul =
+            TableSpec::by_key("t", [(Bound::Min, Bound::text("a\0"), "A"), (Bound::text("a\0"), Bound::Max, "A")]);
+        assert!(nul.unwrap_err().to_string().contains("NUL"));
+        let spec = TableSpec::by_key("t", [(Bound::Min, Bound::Max, "A")]).unwrap();
+        assert!(spec.clone().column("key", "text").is_err());
+        assert!(spec.clone().column("colour", "varchar(3); drop").is_err());
+        assert_eq!(spec.column("colour", "text").unwrap().column_names(), ["key", "h", "seq", "colour"]);
+    }
+}
