@@ -227,7 +227,7 @@ impl PgShards {
             self.server(shard)?;
         }
         let cols = spec.columns_sql();
-        let names: Vec<String> = spec.ranges().iter().map(|_| self.partition_name(&spec.name())).collect();
+        let names: Vec<String> = spec.ranges().iter().map(|_| self.partition_name(spec.name())).collect();
         for shard in self.names() {
             let mine: Vec<&String> =
                 names.iter().zip(spec.ranges()).filter(|(_, r)| r.2 == shard).map(|(n, _)| n).collect();
@@ -421,7 +421,7 @@ impl PgShards {
             .collect();
         let mut where_is = std::collections::BTreeMap::new();
         for t in &self.tables {
-            for p in self.partitions(&t.name())? {
+            for p in self.partitions(t.name())? {
                 where_is.insert(p.name, p.shard);
             }
         }
