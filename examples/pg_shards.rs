@@ -23,7 +23,7 @@ fn main() -> Result<(), reshard::Error> {
     println!("PostgreSQL {}; {runs} runs, {n} shards + a coordinator, {rows} rows", reshard::live::pg_version()?);
     let names: Vec<String> = (0..n).map(|i| ((b'A' + i as u8) as char).to_string()).collect();
     let keys = KeySet::new("key", rows);
-    let (mut start, mut load, mut split, mut stop) = (vec![], vec![], vec![], vec![]);
+    let (mut start, mut load, mut split, mut stop, mut query) = (vec![], vec![], vec![], vec![], vec![]);
     for _ in 0..runs {
         let t = Instant::now();
         let mut pg = PgShards::start(names.clone())?;
@@ -34,6 +34,11 @@ fn main() -> Result<(), reshard::Error> {
             [(Bound::Min, cut.clone(), names[0].as_str()), (cut, Bound::Max, names[n - 1].as_str())],
         )?;
         pg.create(&spec)?;
+        for _ in 0..20 {
+            let t = Instant::now();
+            pg.query("A", "SELECT 1")?;
+            query.push(t.elapsed().as_secs_f64() * 1e3);
+        }
         let t = Instant::now();
         pg.insert("t", &keys)?;
         load.push(t.elapsed().as_secs_f64());
@@ -45,6 +50,7 @@ fn main() -> Result<(), reshard::Error> {
         stop.push(t.elapsed().as_secs_f64());
     }
     println!("start {n} shards + coordinator (one initdb, copied): {:.2} s", median(start));
+    println!("one query (a psql run, connect to result):       {:.1} ms", median(query));
     println!("insert {rows} rows through the coordinator:        {:.2} s", median(load));
     println!("split, per row moved:                            {:.1} µs", median(split));
     println!("drop (every server stopped, directories gone):    {:.2} s", median(stop));
