@@ -10,7 +10,9 @@ Generated from the committed notebook only, nothing re-executed and nothing writ
     `book.share(…)` / `book.count(…)` printed in the outputs of the code cells between this Predict
     and the next (shown as "<label>: <X>");
   * the common wrong guess and the one-line why are the Predict's metadata `reshard.wrong` and
-    `reshard.why` (tests/notebooks/teaching.py requires both);
+    `reshard.why` (tests/notebooks/teaching.py requires both); where the Predict has them, each
+    measured value is followed by the range that counts as right (`reshard.accept`) and, for a value
+    that changes from run to run, the range seen over runs (`reshard.run_dependent`);
   * the exercise line names each `solution` cell's function and its check's points.
 
 `make handouts` writes every lab's key (scripts/handouts.py calls `write`); alone:
@@ -50,6 +52,8 @@ td { vertical-align: top; padding: 1px 0; }
 code { font-size: 10.5px; }
 h1 code { font-size: 15px; }
 .none { color: #555; font-style: italic; }
+.accept { font-size: 10.5px; }
+.varies { font-size: 10.5px; font-style: italic; }
 .exercise { margin-top: 8px; border-top: 1px solid #999; padding-top: 4px; }
 </style>
 """
@@ -103,7 +107,9 @@ def entries(nb) -> list[dict]:
                     measured[label] = value  # a label printed twice: the last run's line
         meta = nb.cells[p].metadata.get("reshard", {}) or {}
         found.append({"question": question_of(nb.cells[p].source), "measured": list(measured.items()),
-                      "wrong": str(meta.get("wrong", "")).strip(), "why": str(meta.get("why", "")).strip()})
+                      "wrong": str(meta.get("wrong", "")).strip(), "why": str(meta.get("why", "")).strip(),
+                      "accept": dict(meta.get("accept", {}) or {}),
+                      "run_dependent": dict(meta.get("run_dependent", {}) or {})})
     return found
 
 
@@ -132,7 +138,14 @@ def inline(md: str) -> str:
 def key_html(nb, source_name: str) -> str:
     rows = []
     for e in entries(nb):
-        measured = "<br>".join(f"{html.escape(label)}: <b>{html.escape(value)}</b>" for label, value in e["measured"]) \
+        def line(label, value):
+            out = f"{html.escape(label)}: <b>{html.escape(value)}</b>"
+            if e["accept"].get(label):
+                out += f' · <span class="accept">right: {inline(str(e["accept"][label]))}</span>'
+            if e["run_dependent"].get(label):
+                out += f' · <span class="varies">changes from run to run: {inline(str(e["run_dependent"][label]))}</span>'
+            return out
+        measured = "<br>".join(line(label, value) for label, value in e["measured"]) \
             or '<span class="none">no measured line in the outputs: run the notebook (<code>make notebooks</code>)</span>'
         wrong = inline(e["wrong"]) if e["wrong"] else '<span class="none">not given</span>'
         why = inline(e["why"]) if e["why"] else '<span class="none">not given</span>'

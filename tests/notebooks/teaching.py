@@ -62,6 +62,17 @@ Lab rules (issues 18 + 19; every lab NN-*.ipynb with NN >= 01, not 00-index):
     and the next code cell tagged `check` with nbgrader metadata grade: true
     and points;
   - "lcm" is spelled out, "lcm (least common multiple)", at its first use.
+
+Findings and grading (issue "A course a teacher adopts"; a lab that gives one Predict a finding id
+gives every Predict one):
+  - every `predict` cell carries reshard.finding, a short id of what it asks (`key-range-byte-order`),
+    and reshard.accept, for each value its cells print with the book, the range that counts as
+    right and why ("16,000–17,500: …"); a value that changes from run to run is listed in
+    reshard.run_dependent with the range seen over runs;
+  - no guess cell shows a value as its example: `Guess::percent(…)` / `Guess::count(…)` in a comment
+    is a form, `Guess::percent(9.0)` there anchors the reader on a number;
+  - across the course (`course_problems`): no two Predicts share a finding, and a cell that recalls
+    one (metadata reshard.recalls: [ids]) comes in a later lab than the Predict that asked it.
 """
 
 from __future__ import annotations
@@ -385,6 +396,86 @@ def lab_problems(cells) -> list[tuple[int, str]]:
     return found
 
 
+GUESS_VALUE = re.compile(r"Guess::(percent|count)\(\s*[\d_.]+\s*\)")
+
+
+def finding_problems(cells) -> list[tuple[int, str]]:
+    """The findings-and-grading rules of one lab (see the module docstring)."""
+    predicts = [i for i, c in enumerate(cells) if "predict" in tags(c)]
+    meta = {i: cells[i].get("metadata", {}).get("reshard", {}) or {} for i in predicts}
+    if not any(m.get("finding") for m in meta.values()):
+        return []
+    found = []
+    for k, p in enumerate(predicts):
+        m = meta[p]
+        if not re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", str(m.get("finding", ""))):
+            found.append((p, "predict lacks metadata reshard.finding: a short id of the finding it asks, "
+                             "lower-case words joined by -, e.g. \"key-range-byte-order\""))
+        end = predicts[k + 1] if k + 1 < len(predicts) else len(cells)
+        labels = []
+        for c in cells[p + 1:end]:
+            if c["cell_type"] == "code":
+                for m_ in re.finditer(r"^prediction · (.+?): (?:your guess .*?|no guess written) · measured",
+                                      plain_outputs(c), flags=re.M):
+                    if m_.group(1) not in labels:
+                        labels.append(m_.group(1))
+        accept = m.get("accept") or {}
+        if not isinstance(accept, dict):
+            found.append((p, "reshard.accept must map each book label to the range that counts as right"))
+            accept = {}
+        for label in labels:
+            if not str(accept.get(label, "")).strip():
+                found.append((p, f"reshard.accept has no range for {label!r}: give the values that count as "
+                                 f"right and why (e.g. \"24–26%: any arrangement lands within a point\")"))
+        for label in accept:
+            if labels and label not in labels:
+                found.append((p, f"reshard.accept names {label!r}, which no prediction line of this Predict "
+                                 f"prints (its labels: {', '.join(labels)})"))
+        for label in (m.get("run_dependent") or {}):
+            if label not in labels:
+                found.append((p, f"reshard.run_dependent names {label!r}, which no prediction line prints"))
+    for i, c in enumerate(cells):
+        if c["cell_type"] == "code" and "guess" in tags(c):
+            comments = " ".join(l.split("//", 1)[1] for l in text(c["source"]).splitlines() if "//" in l)
+            g = GUESS_VALUE.search(comments)
+            if g:
+                found.append((i, f"the guess example shows a value, {g.group(0)}: write the form only, "
+                                 f"`Guess::{g.group(1)}(…)`, so no number anchors the guess"))
+    return found
+
+
+def lab_number(path: Path) -> int:
+    m = re.match(r"(\d\d)-", Path(path).name)
+    return int(m.group(1)) if m else -1
+
+
+def course_problems(paths) -> list[str]:
+    """Across the labs: each finding asked by one Predict only, and recalled only in a later lab."""
+    asked: dict[str, tuple[str, int, int]] = {}
+    found = []
+    recalls = []
+    for path in sorted(paths, key=lab_number):
+        nb = json.loads(Path(path).read_text())
+        for i, c in enumerate(nb["cells"]):
+            m = c.get("metadata", {}).get("reshard", {}) or {}
+            if "predict" in tags(c) and m.get("finding"):
+                f = m["finding"]
+                if f in asked:
+                    where = asked[f]
+                    found.append(f"{Path(path).name} cell {i}: finding {f!r} is asked again; {where[0]} cell "
+                                 f"{where[2]} asked it: recall it there in one computed line and ask what is new")
+                else:
+                    asked[f] = (Path(path).name, lab_number(path), i)
+            for r in m.get("recalls", []) or []:
+                recalls.append((Path(path).name, lab_number(path), i, r))
+    for name, lab, i, r in recalls:
+        if r not in asked:
+            found.append(f"{name} cell {i}: recalls finding {r!r}, which no Predict of the course asks")
+        elif asked[r][1] >= lab:
+            found.append(f"{name} cell {i}: recalls finding {r!r}, asked in {asked[r][0]}, not in an earlier lab")
+    return found
+
+
 def problems(path: Path, lab: bool | None = None) -> list[str]:
     """Every rule broken in the notebook at `path`, one message each. The lab rules apply to
     numbered labs (`lab=None`), or as `lab` says."""
@@ -452,7 +543,7 @@ def problems(path: Path, lab: bool | None = None) -> list[str]:
     for i, msg in student_edition_problems(cells):
         say(i, msg)
     if lab if lab is not None else is_lab(Path(path)):
-        for i, msg in lab_problems(cells):
+        for i, msg in lab_problems(cells) + finding_problems(cells):
             say(i, msg)
 
     predicts = [i for i, c in enumerate(cells) if "predict" in tags(c)]
@@ -481,6 +572,9 @@ def main(argv: list[str]) -> int:
         for msg in problems(Path(p)):
             print(msg)
             bad += 1
+    for msg in course_problems([Path(p) for p in argv if is_lab(Path(p))]):
+        print(msg)
+        bad += 1
     print(f"{bad} problem(s)" if bad else "teaching rules: all kept")
     return 1 if bad else 0
 

@@ -264,6 +264,17 @@ def test_the_answer_key_holds_each_predicts_answer(tmp_path):
     assert pdf_pages(tmp_path / "01-key.pdf") <= 2
 
 
+def test_the_answer_key_gives_the_range_that_counts_and_what_varies(tmp_path):
+    nb = lab()
+    predicts = [c for c in nb.cells if "predict" in c.metadata.get("tags", [])]
+    predicts[0].metadata["reshard"]["accept"] = {"share moved, 10 → 11, hash % N": "89–92%: within a point"}
+    predicts[1].metadata["reshard"]["run_dependent"] = {"keys on the new node, 10 → 11": "9,050–9,130 over 5 runs"}
+    answer_key.write(nb, Path("01-lab.ipynb"), tmp_path, None)
+    page = (tmp_path / "01-key.html").read_text()
+    assert "<b>90.9%</b> · <span class=\"accept\">right: 89–92%: within a point</span>" in page, page
+    assert "changes from run to run: 9,050–9,130 over 5 runs" in page, page
+
+
 def test_a_predict_without_a_measured_line_says_so():
     nb = lab()
     nb.cells[6].outputs = []

@@ -2,6 +2,7 @@
 outputs are current and its bold numbers were printed. With no notebooks yet
 this parametrization is empty (reported as one skip)."""
 
+import glob
 import os
 import shutil
 
@@ -23,6 +24,10 @@ NEEDS = {
         "Debian/Ubuntu: apt-get install nutcracker nginx redis-server; "
         "macOS: brew install twemproxy nginx redis",
     ),
+    "09-key-ranges-that-split.ipynb": (
+        ("postgres",),
+        "Debian/Ubuntu: apt-get install postgresql postgresql-contrib; macOS: brew install postgresql@15",
+    ),
 }
 
 # Debian installs nginx and nutcracker here, often not on a user's PATH;
@@ -30,11 +35,21 @@ NEEDS = {
 SBIN = os.pathsep.join(["/usr/sbin", "/usr/local/sbin", "/sbin"])
 
 
+def postgres_bin() -> str:
+    """Where the crate finds PostgreSQL's programs (src/live/postgres.rs): RESHARD_PG_BINDIR, else
+    beside the postgres on PATH, else Debian's /usr/lib/postgresql/<version>/bin (the newest)."""
+    if os.environ.get("RESHARD_PG_BINDIR"):
+        return os.environ["RESHARD_PG_BINDIR"]
+    numbered = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda d: int(d.split("/")[-2])
+                      if d.split("/")[-2].isdigit() else -1, reverse=True)
+    return os.pathsep.join(numbered)
+
+
 def skip_unless_installed(name):
     """Skip a notebook whose programs are missing, except under CI=true,
     where the run must fail instead (CI installs them: see .ci/run)."""
     programs, how = NEEDS.get(name, ((), ""))
-    path = os.environ.get("PATH", "") + os.pathsep + SBIN
+    path = os.environ.get("PATH", "") + os.pathsep + SBIN + os.pathsep + postgres_bin()
     missing = [p for p in programs if shutil.which(p, path=path) is None]
     if missing and os.environ.get("CI") != "true":
         pytest.skip(f"{name} needs {' and '.join(missing)} on PATH ({how})")

@@ -255,3 +255,81 @@ def test_the_lab_budget_counts_as_labcheck_does():
     assert size["predicts"] == 2
     assert size["code_lines"] == 20 and size["code_cells"] == 7
     assert teaching.student_words("a [link](http://x.y/z) <b>b</b> — 1,500") == 4
+
+
+# ---- findings and grading (issue "A course a teacher adopts") --------------------------------
+
+
+def graded_cells():
+    """The lab fixture with the findings metadata: an id and an accepted range per Predict, and
+    guess examples that show the form only."""
+    cells = lab_cells()
+    ids = iter(["modulo-10-11-moved", "new-node-share"])
+    labels = iter(["share moved, 10 → 11, hash % N", "keys on the new node, 10 → 11"])
+    for c in cells:
+        if "predict" in c["metadata"].get("tags", []):
+            c["metadata"]["reshard"].update(finding=next(ids), accept={next(labels): "within a point: why"})
+        if "guess" in c["metadata"].get("tags", []):
+            c["source"] = c["source"].replace("Guess::percent(9.0)", "Guess::percent(…)") \
+                .replace("Guess::count(5_000)", "Guess::count(…)")
+    return cells
+
+
+def test_the_graded_fixture_keeps_every_rule(tmp_path):
+    assert lab_found(tmp_path, graded_cells()) == []
+
+
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (edit("predict", drop_meta(["reshard", "finding"])), "lacks metadata reshard.finding"),
+        (edit("predict", drop_meta(["reshard", "accept"])), "reshard.accept has no range for"),
+        (edit("predict", lambda c: (c["metadata"]["reshard"]["accept"].update(other="x"), c)[1]),
+         "reshard.accept names 'other'"),
+        (edit("predict", lambda c: (c["metadata"]["reshard"].update(run_dependent={"nope": "1–2"}), c)[1]),
+         "reshard.run_dependent names 'nope'"),
+        (edit("guess", lambda c: set_source(c, c["source"].replace("Guess::percent(…)", "Guess::percent(9.0)"))),
+         "the guess example shows a value, Guess::percent(9.0)"),
+    ],
+)
+def test_each_findings_rule_catches(tmp_path, change, expected):
+    cells = graded_cells()
+    change(cells)
+    found = lab_found(tmp_path, cells)
+    assert any(expected in f for f in found), "\n".join(found)
+
+
+def test_a_lab_without_finding_ids_is_not_held_to_them(tmp_path):
+    cells = lab_cells()  # no ids, and a guess example with a value: the older labs' form
+    assert not any("finding" in f or "guess example" in f for f in lab_found(tmp_path, cells))
+
+
+def write_lab(tmp_path, name, cells):
+    p = tmp_path / name
+    nb = json.loads(LAB.read_text())
+    nb["cells"] = cells
+    p.write_text(json.dumps(nb))
+    return p
+
+
+def test_a_finding_is_asked_once_and_recalled_only_later(tmp_path):
+    first = write_lab(tmp_path, "01-a.ipynb", graded_cells())
+    again = graded_cells()
+    for c in again:  # lab 02 asks lab 01's second finding again, and recalls two
+        if c["metadata"].get("reshard", {}).get("finding") == "modulo-10-11-moved":
+            c["metadata"]["reshard"]["finding"] = "something-new"
+    again.insert(4, md("Recall: 90.9%.", reshard={"recalls": ["modulo-10-11-moved", "never-asked"]}))
+    second = write_lab(tmp_path, "02-b.ipynb", again)
+    found = teaching.course_problems([second, first])
+    assert any("02-b.ipynb" in f and "'new-node-share' is asked again; 01-a.ipynb" in f for f in found), found
+    assert any("recalls finding 'never-asked', which no Predict" in f for f in found), found
+    assert not any("'modulo-10-11-moved'" in f for f in found), found
+    early = graded_cells()
+    early.insert(4, md("Recall.", reshard={"recalls": ["something-new"]}))
+    found = teaching.course_problems([write_lab(tmp_path, "01-a.ipynb", early), second])
+    assert any("recalls finding 'something-new', asked in 02-b.ipynb, not in an earlier lab" in f for f in found)
+
+
+def test_the_course_asks_each_finding_once():
+    found = teaching.course_problems([p for p in NOTEBOOKS if teaching.is_lab(p)])
+    assert not found, "\n".join(found)
