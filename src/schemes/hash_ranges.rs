@@ -185,7 +185,7 @@ impl HashRanges {
     /// hash space.
     pub fn split_at(&self, hash: u128) -> Result<Self> {
         check_in_space(hash, self.width)?;
-        Ok(HashRanges { table: self.table.split::<Hashes>(hash)?, ..self.clone() })
+        Ok(HashRanges { table: self.table.cut::<Hashes>(hash)?, ..self.clone() })
     }
 
     /// Range `i` cut at the middle of its hash interval `[lo, hi)`, at
@@ -220,10 +220,6 @@ impl HashRanges {
 
     pub(crate) fn from_parts(nodes: Vec<String>, width: HashWidth, table: RangeTable<u128>) -> Self {
         HashRanges { nodes, width, table }
-    }
-
-    pub(crate) fn range_table(&self) -> &RangeTable<u128> {
-        &self.table
     }
 }
 

@@ -212,7 +212,7 @@ impl KeyRanges {
     /// both on its owner. Fails when `at` is already a boundary
     /// ([`Error::AlreadyBoundary`]) or the empty key ([`Error::EmptyBoundary`]).
     pub fn split_at(&self, at: impl AsRef<[u8]>) -> Result<Self> {
-        Ok(KeyRanges { nodes: self.nodes.clone(), table: self.table.split::<Bytes>(at.as_ref().to_vec())? })
+        Ok(KeyRanges { nodes: self.nodes.clone(), table: self.table.cut::<Bytes>(at.as_ref().to_vec())? })
     }
 
     /// Ranges `i` and `i + 1` as one. Fails when there is no range `i + 1`
@@ -230,10 +230,6 @@ impl KeyRanges {
 
     pub(crate) fn from_parts(nodes: Vec<String>, table: RangeTable<Vec<u8>>) -> Self {
         KeyRanges { nodes, table }
-    }
-
-    pub(crate) fn range_table(&self) -> &RangeTable<Vec<u8>> {
-        &self.table
     }
 }
 

@@ -48,7 +48,7 @@ pub mod key_ranges;
 pub mod maglev;
 pub mod modulo;
 pub mod nginx;
-mod range_table;
+pub(crate) mod range_table;
 pub mod rendezvous;
 pub mod replicas;
 pub mod ring;

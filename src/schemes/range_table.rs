@@ -90,6 +90,15 @@ impl<B: Ord + Clone> RangeTable<B> {
         Ok(RangeTable { bounds, owners })
     }
 
+    /// A table from parts already known to be valid (boundaries strictly
+    /// increasing, none the lowest value, one owner more than boundaries,
+    /// each a node): the range-split simulation's final layout.
+    pub(crate) fn from_raw(bounds: Vec<B>, owners: Vec<NodeId>) -> Self {
+        debug_assert_eq!(owners.len(), bounds.len() + 1);
+        debug_assert!(bounds.windows(2).all(|w| w[0] < w[1]));
+        RangeTable { bounds, owners }
+    }
+
     /// The boundaries, ascending.
     pub(crate) fn bounds(&self) -> &[B] {
         &self.bounds
@@ -165,7 +174,7 @@ impl<B: Ord + Clone> RangeTable<B> {
     }
 
     /// The range holding `at` cut in two at `at`, both parts on its owner.
-    pub(crate) fn split<K: BoundKind<B = B>>(&self, at: B) -> Result<Self> {
+    pub(crate) fn cut<K: BoundKind<B = B>>(&self, at: B) -> Result<Self> {
         if K::is_lowest(&at) {
             return Err(Error::EmptyBoundary { value: K::show(&at) });
         }
@@ -381,10 +390,10 @@ mod tests {
     #[test]
     fn split_merge_and_move() {
         let t = table(&[10], 2);
-        let s = t.split::<Ints>(5).unwrap();
+        let s = t.cut::<Ints>(5).unwrap();
         assert_eq!((s.bounds(), s.owners()), (&[5, 10][..], &[0, 0, 1][..]));
-        assert_eq!(s.split::<Ints>(10), Err(Error::AlreadyBoundary { value: "10".into(), range: 2 }));
-        assert_eq!(s.split::<Ints>(0), Err(Error::EmptyBoundary { value: "0".into() }));
+        assert_eq!(s.cut::<Ints>(10), Err(Error::AlreadyBoundary { value: "10".into(), range: 2 }));
+        assert_eq!(s.cut::<Ints>(0), Err(Error::EmptyBoundary { value: "0".into() }));
         let names = ["A".to_string(), "B".to_string()];
         assert_eq!(s.merge(0, &names).unwrap(), t);
         assert_eq!(s.merge(1, &names), Err(Error::MergeAcrossNodes { index: 1, left: "A".into(), right: "B".into() }));
