@@ -8,7 +8,8 @@
 //! use ([`Jump`], Redis [`Slots`], [`Maglev`], [`Ketama`], [`Bounded`] loads,
 //! twemproxy's pools as [`Twemproxy`] and nginx's `hash` upstreams as [`NginxHash`]),
 //! and range sharding: ranges of keys ([`KeyRanges`]) or of their hashes
-//! ([`HashRanges`]), split, merged and moved whole.
+//! ([`HashRanges`]), split, merged and moved whole, and a table that grows
+//! and splits at a size threshold ([`RangeGrowth`](analysis::RangeGrowth)).
 //!
 //! The crate has three floors, and a lower floor never imports a higher one:
 //!
@@ -196,6 +197,8 @@ pub mod notebook {
         resized, ring_share_sd, ArrangementSweep, BoundedLoads, FailureSweep, HotKeySplit, LoadSpread, LoadUnderSkew,
         MiddleRemoval, ModuloSweep, NodeFailure, RequestBounds, VnodeSweep, WeightedShares,
     };
+    // range sharding: a table that grows and splits, and what a scan costs
+    pub use crate::analysis::{Arrival, Boundary, GrowthSettings, RangeGrowth, RangeLayout, RangeQuery};
     pub use crate::{keys_changing_shard, modulo_rule};
     // display: tables, several results in one cell, numbers
     pub use crate::present::{fixed, pct, thousands, Show, Shown, Table};
