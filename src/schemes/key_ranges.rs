@@ -31,7 +31,7 @@
 
 use crate::keys::{escape, HashedKeys, KeySet};
 use crate::limits;
-use crate::schemes::range_table::{check_ranges, owner_ids, BoundKind, RangeSpan, RangeTable};
+use crate::schemes::range_table::{check_bounds, check_ranges, owner_ids, BoundKind, RangeSpan, RangeTable};
 use crate::schemes::{
     assign_each, check_names, index_of, numbered, with_added, without, Key, Locate, NodeId, Placement,
 };
@@ -93,8 +93,9 @@ impl KeyRanges {
     {
         let bounds = bounds.into_iter();
         check_ranges(bounds.size_hint().0 as u128 + 1)?;
+        // read no further than one boundary past the limit, and stop at the first bad one
         let cap = usize::try_from(limits::current().max_shards).unwrap_or(usize::MAX);
-        let (mut list, mut bytes) = (Vec::new(), 0u128);
+        let (mut list, mut bytes): (Vec<Vec<u8>>, u128) = (Vec::new(), 0);
         for b in bounds.take(cap) {
             let b = b.as_ref();
             bytes += b.len() as u128;
@@ -105,6 +106,9 @@ impl KeyRanges {
                 "use fewer or shorter boundaries",
             )?;
             list.push(b.to_vec());
+            let tail = &list[list.len().saturating_sub(2)..];
+            check_bounds::<Bytes>(tail).map_err(|e| renumber(e, list.len() - tail.len()))?;
+            check_ranges(list.len() as u128 + 1)?;
         }
         let table = RangeTable::round_robin::<Bytes>(list, self.nodes.len())?;
         Ok(KeyRanges { table, ..self })
@@ -230,6 +234,18 @@ impl KeyRanges {
 
     pub(crate) fn from_parts(nodes: Vec<String>, table: RangeTable<Vec<u8>>) -> Self {
         KeyRanges { nodes, table }
+    }
+}
+
+/// An error about the boundaries `list[offset..]` with its index counted in
+/// the whole list.
+fn renumber(e: Error, offset: usize) -> Error {
+    match e {
+        Error::UnsortedBoundaries { index, previous, value } => {
+            Error::UnsortedBoundaries { index: index + offset, previous, value }
+        }
+        Error::DuplicateBoundary { index, value } => Error::DuplicateBoundary { index: index + offset, value },
+        e => e,
     }
 }
 
