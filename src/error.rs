@@ -167,8 +167,8 @@ pub enum Error {
     HashOutOfRange {
         /// The value given.
         value: u128,
-        /// The width whose space it is outside.
-        width: crate::HashWidth,
+        /// The bits of the hash space it is outside (32 or 128).
+        bits: u32,
     },
     /// A split at a value that is already a range boundary.
     AlreadyBoundary {
@@ -342,14 +342,13 @@ impl fmt::Display for Error {
                 "{value} cannot be a boundary: every key is at or above it, so range 0 would be empty; drop it \
                  (range 0 already starts at the lowest key)"
             ),
-            Error::HashOutOfRange { value, width } => {
-                let top = 1u128.checked_shl(width.bits()).map_or("2^128".to_string(), grouped);
+            Error::HashOutOfRange { value, bits } => {
+                let top = 1u128.checked_shl(*bits).map_or("2^128".to_string(), grouped);
                 write!(
                     f,
-                    "hash {} is outside the hash space [0, 2^{}) of {width}: use a value below {top}{}",
+                    "hash {} is outside the hash space [0, 2^{bits}): use a value below {top}{}",
                     grouped(*value),
-                    width.bits(),
-                    if width.bits() < 128 { " (or with_width(HashWidth::Bits128))" } else { "" }
+                    if *bits < 128 { " (or with_width(HashWidth::Bits128))" } else { "" }
                 )
             }
             Error::AlreadyBoundary { value, range } => write!(

@@ -134,8 +134,8 @@ fn adding_and_removing_follow_the_rules_and_move_keys_only_to_or_from_that_node(
             assert_eq!(grown.table(), add_by_the_rule(r.table(), nodes), "{nodes} nodes {ranges} ranges");
             let m = Movement::measure(&keys, &r, &grown).unwrap();
             assert_eq!((m.moved(), m.between_kept()), (m.to_added(), 0));
-            for gone in 0..nodes.min(3) {
-                let Ok(shrunk) = r.remove_node(&names[gone]) else {
+            for (gone, name) in names.iter().enumerate().take(3) {
+                let Ok(shrunk) = r.remove_node(name) else {
                     assert_eq!(nodes, 1);
                     continue;
                 };
@@ -182,7 +182,8 @@ fn a_range_query_returns_what_a_scan_of_the_keys_finds() {
     let by_key =
         KeyRanges::named(letters("ABC")).unwrap().with_boundaries(["user2", "user4", "user6", "user8"]).unwrap();
     let by_hash = HashRanges::named(letters("ABC")).unwrap().with_even_split(9).unwrap();
-    let intervals: [(Option<&[u8]>, Option<&[u8]>); 5] = [
+    type Interval<'a> = (Option<&'a [u8]>, Option<&'a [u8]>);
+    let intervals: [Interval; 5] = [
         (Some(b"user3"), Some(b"user5")),
         (None, Some(b"user2")),
         (Some(b"user7"), None),
@@ -319,7 +320,7 @@ fn every_error_says_what_to_change() {
     expect_err(
         "hash out of space",
         || hr.clone().with_boundaries(&[5, 1 << 32]),
-        |e| *e == Error::HashOutOfRange { value: 1 << 32, width: HashWidth::Bits32 },
+        |e| *e == Error::HashOutOfRange { value: 1 << 32, bits: 32 },
         "with_width(HashWidth::Bits128)",
     );
     expect_err(

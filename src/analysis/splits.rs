@@ -5,8 +5,8 @@
 //! splitting at a size threshold; TinyKV's balance-region scheduler).
 //!
 //! The simulation is exact and deterministic. Every key is ranked once by
-//! its position (its bytes for [`KeyRanges`], `(hash, bytes)` for
-//! [`HashRanges`]); the ranks present are kept in a Fenwick tree, so a
+//! its position (its bytes for [`KeyRanges`](crate::KeyRanges), `(hash, bytes)` for
+//! [`HashRanges`](crate::HashRanges)); the ranks present are kept in a Fenwick tree, so a
 //! range's median is found in `O(log n)`, and ranges in a map by their
 //! first rank. A million keys take well under a second.
 //!
@@ -217,7 +217,7 @@ impl RangeGrowth {
     /// Fails, before any work, on no keys ([`Error::NoKeys`]), a threshold
     /// of 0 or `sample_every` of 0 ([`Error::OutOfRange`]), a balancing
     /// factor below 1 or not finite ([`Error::BadNumber`]), and keys,
-    /// bytes or samples over the [`limits`](crate::limits).
+    /// bytes or samples over the [`limits`].
     pub fn run(keys: &KeySet, layout: impl Into<RangeLayout>, settings: &GrowthSettings) -> Result<RangeGrowth> {
         let layout = layout.into();
         let n = keys.len();

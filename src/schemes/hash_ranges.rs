@@ -64,7 +64,7 @@ pub(crate) fn top(width: HashWidth) -> u128 {
 /// Refuse a hash outside `[0, 2^w)`.
 fn check_in_space(value: u128, width: HashWidth) -> Result<()> {
     if value > top(width) {
-        return Err(Error::HashOutOfRange { value, width });
+        return Err(Error::HashOutOfRange { value, bits: width.bits() });
     }
     Ok(())
 }
@@ -302,7 +302,7 @@ mod tests {
     fn out_of_space_and_width_changes() {
         let r = HashRanges::new(2).unwrap();
         let e = r.clone().with_boundaries(&[1 << 32]).unwrap_err();
-        assert_eq!(e, Error::HashOutOfRange { value: 1 << 32, width: HashWidth::Bits32 });
+        assert_eq!(e, Error::HashOutOfRange { value: 1 << 32, bits: 32 });
         assert!(e.to_string().contains("below 4,294,967,296"), "{e}");
         let wide = r.clone().with_width(HashWidth::Bits128).unwrap().with_boundaries(&[1 << 40]).unwrap();
         assert!(wide.clone().with_width(HashWidth::Bits32).is_err());

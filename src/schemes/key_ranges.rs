@@ -85,7 +85,7 @@ impl KeyRanges {
     /// naming the index and both keys), a boundary given twice
     /// ([`Error::DuplicateBoundary`]), the empty key
     /// ([`Error::EmptyBoundary`]: range 0 would be empty), and more ranges
-    /// or boundary bytes than the [`limits`](crate::limits) allow.
+    /// or boundary bytes than the [`limits`] allow.
     pub fn with_boundaries<I>(self, bounds: I) -> Result<Self>
     where
         I: IntoIterator,
