@@ -10,6 +10,9 @@
 //! order spread out, and a scan of a key interval must ask every range.
 //! A hash-range system can split a range at the middle of its hash
 //! interval without looking at the keys ([`HashRanges::split_middle`]).
+//! Hash the keys at 128 bits or at the scheme's width: a key's hash is
+//! reduced to the scheme's width, and a 32-bit hash under a 128-bit scheme
+//! has no high bits, so every such key would land in the first ranges.
 //!
 //! ```
 //! use reshard::prelude::*;
