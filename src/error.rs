@@ -140,6 +140,76 @@ pub enum Error {
     /// Weights so far apart that some server would get no point at all on
     /// the ring (ketama, twemproxy).
     WeightsTooUneven,
+    /// Range boundaries out of order: each must be above the one before
+    /// it (key ranges compare bytes unsigned, as `memcmp` does).
+    UnsortedBoundaries {
+        /// The index of the boundary that is not above its predecessor.
+        index: usize,
+        /// The boundary before it, printed (a key with [`crate::keys::escape`]).
+        previous: String,
+        /// The boundary at `index`, printed.
+        value: String,
+    },
+    /// The same range boundary twice: the range between them would be empty.
+    DuplicateBoundary {
+        /// The index of the second copy.
+        index: usize,
+        /// The boundary, printed.
+        value: String,
+    },
+    /// A boundary at the lowest possible value (the empty key, hash 0):
+    /// range 0 would be empty, since every key is at or above it.
+    EmptyBoundary {
+        /// The boundary, printed (`""` or `0`).
+        value: String,
+    },
+    /// A hash-range boundary (or a hash to split at) outside the hash space.
+    HashOutOfRange {
+        /// The value given.
+        value: u128,
+        /// The bits of the hash space it is outside (32 or 128).
+        bits: u32,
+    },
+    /// A split at a value that is already a range boundary.
+    AlreadyBoundary {
+        /// The value, printed.
+        value: String,
+        /// The range that starts there.
+        range: usize,
+    },
+    /// A range index that names no range.
+    NoSuchRange {
+        /// The index given (for a merge, the second of the two ranges).
+        index: usize,
+        /// How many ranges there are.
+        ranges: usize,
+    },
+    /// Two neighbouring ranges on different nodes cannot be merged.
+    MergeAcrossNodes {
+        /// The first range of the two.
+        index: usize,
+        /// The node of range `index`.
+        left: String,
+        /// The node of range `index + 1`.
+        right: String,
+    },
+    /// A hash range holding a single hash value has no middle to split at.
+    RangeTooNarrow {
+        /// The range.
+        index: usize,
+        /// Its only hash value.
+        hash: u128,
+    },
+    /// A pre-split at a sample's quantiles found fewer distinct boundaries
+    /// than it needs.
+    TooFewDistinctKeys {
+        /// Ranges asked for.
+        ranges: usize,
+        /// Keys in the sample.
+        sample: usize,
+        /// Distinct keys in the sample.
+        distinct: usize,
+    },
     /// A parameter is wrong in a way no other variant names (text that
     /// does not parse, plans that do not join up); the message says what to
     /// change.
@@ -263,6 +333,62 @@ impl fmt::Display for Error {
             Error::WeightsTooUneven => {
                 write!(f, "the weights leave some server no point on the ring: use weights closer to each other")
             }
+            Error::UnsortedBoundaries { index, previous, value } => write!(
+                f,
+                "boundary {index} ({value}) is not above boundary {} ({previous}): give the boundaries in increasing \
+                 order (sort them; keys compare as unsigned bytes)",
+                index.saturating_sub(1)
+            ),
+            Error::DuplicateBoundary { index, value } => write!(
+                f,
+                "boundary {value} is given twice (at {} and {index}): the range between them would be empty; give \
+                 each boundary once",
+                index.saturating_sub(1)
+            ),
+            Error::EmptyBoundary { value } => write!(
+                f,
+                "{value} cannot be a boundary: every key is at or above it, so range 0 would be empty; drop it \
+                 (range 0 already starts at the lowest key)"
+            ),
+            Error::HashOutOfRange { value, bits } => {
+                let top = 1u128.checked_shl(*bits).map_or("2^128".to_string(), grouped);
+                write!(
+                    f,
+                    "hash {} is outside the hash space [0, 2^{bits}): use a value below {top}{}",
+                    grouped(*value),
+                    if *bits < 128 { " (or with_width(HashWidth::Bits128))" } else { "" }
+                )
+            }
+            Error::AlreadyBoundary { value, range } => write!(
+                f,
+                "{value} is already a boundary (range {range} starts there): split at a value inside a range"
+            ),
+            Error::NoSuchRange { index, ranges } => write!(
+                f,
+                "there is no range {index}: there are {ranges} ranges, numbered 0 to {}",
+                ranges.saturating_sub(1)
+            ),
+            Error::MergeAcrossNodes { index, left, right } => write!(
+                f,
+                "ranges {index} (on {left:?}) and {} (on {right:?}) are on different nodes: move one first, e.g. \
+                 move_range({}, {left:?}), then merge({index})",
+                index.saturating_add(1),
+                index.saturating_add(1)
+            ),
+            Error::RangeTooNarrow { index, hash } => write!(
+                f,
+                "range {index} holds the single hash {} and has no middle to split at: split a wider range",
+                grouped(*hash)
+            ),
+            Error::TooFewDistinctKeys { ranges, sample, distinct } => write!(
+                f,
+                "the sample's quantiles give fewer than {} distinct boundaries for {ranges} ranges (the sample has {} \
+                 keys, {} distinct; the empty key cannot be a boundary): ask for fewer ranges or give a sample with \
+                 more distinct keys",
+                ranges.saturating_sub(1),
+                grouped(*sample as u128),
+                grouped(*distinct as u128)
+            ),
             Error::Invalid(msg) => f.write_str(msg),
             Error::ProgramMissing { program, install } => {
                 let looked = match *program {

@@ -46,6 +46,9 @@ use std::fmt;
 use std::io::{BufRead, Read};
 use std::sync::{Arc, OnceLock};
 
+mod bytes;
+pub(crate) use bytes::KeyBytes;
+
 /// A set of keys: `"{prefix}{i}"` for `i` in `0..count`
 /// ([`KeySet::new`]), or a list of your own keys ([`KeySet::from_keys`],
 /// [`KeySet::from_reader`]), kept as one buffer of bytes.

@@ -6,7 +6,10 @@
 //! it: `hash % N` ([`Modulo`]), the consistent-hash [`Ring`] with virtual
 //! nodes, [`Rendezvous`] hashing, [`FixedShards`], and what real systems
 //! use ([`Jump`], Redis [`Slots`], [`Maglev`], [`Ketama`], [`Bounded`] loads,
-//! twemproxy's pools as [`Twemproxy`] and nginx's `hash` upstreams as [`NginxHash`]).
+//! twemproxy's pools as [`Twemproxy`] and nginx's `hash` upstreams as [`NginxHash`]),
+//! and range sharding: ranges of keys ([`KeyRanges`]) or of their hashes
+//! ([`HashRanges`]), split, merged and moved whole, and a table that grows
+//! and splits at a size threshold ([`RangeGrowth`](analysis::RangeGrowth)).
 //!
 //! The crate has three floors, and a lower floor never imports a higher one:
 //!
@@ -40,7 +43,7 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 //!
-//! [`prelude`] holds the core in 29 names; [`notebook`] adds display,
+//! [`prelude`] holds the core in 31 names; [`notebook`] adds display,
 //! charts and the tutor for a notebook cell (`use reshard::notebook::*;`).
 //!
 //! # The documents
@@ -113,8 +116,8 @@ pub use schemes::jump::{guava_consistent_hash, jump_hash};
 pub use schemes::ketama::ketama_hash;
 pub use schemes::slots::{crc16, key_slot};
 pub use schemes::{
-    letters, numbered, prefixed, Bounded, FixedShards, Jump, Ketama, Key, Locate, Maglev, Modulo, NodeId, Placement,
-    Rendezvous, Replicas, Replicated, Ring, Slots, UnstableShards,
+    letters, numbered, prefixed, Bounded, FixedShards, HashRanges, Jump, Ketama, Key, KeyRanges, Locate, Maglev,
+    Modulo, NodeId, Placement, Rendezvous, Replicas, Replicated, Ring, Slots, UnstableShards,
 };
 pub use schemes::{NginxHash, TwemDistribution, TwemHash, Twemproxy};
 pub use tutor::{Check, Checks};
@@ -155,6 +158,7 @@ pub mod prelude {
     // who owns a key: the traits, the schemes, node names
     pub use crate::schemes::{letters, numbered, prefixed, Locate, Placement, Replicas};
     pub use crate::schemes::{Bounded, FixedShards, Jump, Ketama, Maglev, Modulo, Rendezvous, Replicated, Ring, Slots};
+    pub use crate::schemes::{HashRanges, KeyRanges};
     // what moves, and the load
     pub use crate::analysis::{
         CompareSettings, Comparison, CopyMovement, LoadReport, Movement, RequestLoad, Scheme, Workload,
@@ -193,6 +197,8 @@ pub mod notebook {
         resized, ring_share_sd, ArrangementSweep, BoundedLoads, FailureSweep, HotKeySplit, LoadSpread, LoadUnderSkew,
         MiddleRemoval, ModuloSweep, NodeFailure, RequestBounds, VnodeSweep, WeightedShares,
     };
+    // range sharding: a table that grows and splits, and what a scan costs
+    pub use crate::analysis::{Arrival, Boundary, GrowthSettings, RangeGrowth, RangeLayout, RangeQuery};
     pub use crate::{keys_changing_shard, modulo_rule};
     // display: tables, several results in one cell, numbers
     pub use crate::present::{fixed, pct, thousands, Show, Shown, Table};

@@ -31,6 +31,16 @@ fn a_caller_can_raise_and_restore_the_limits() {
     // lowering works too, and restoring gives the defaults back
     limits::set(Limits::default().with_max_keys(10)).unwrap();
     assert!(matches!(KeySet::plain(11).hashed(HashWidth::Bits32), Err(Error::TooLarge { limit: 10, .. })));
+
+    // ranges count as shards, and key boundaries' bytes as keys' bytes
+    limits::set(Limits::default().with_max_shards(3).with_max_key_bytes(4)).unwrap();
+    let kr = KeyRanges::new(2).unwrap();
+    assert!(kr.clone().with_boundaries(["a", "b"]).is_ok());
+    assert!(matches!(kr.clone().with_boundaries(["a", "b", "c"]), Err(Error::TooLarge { limit: 3, .. })));
+    let long = kr.clone().with_boundaries(["abc", "abcde"]).unwrap_err();
+    assert!(long.to_string().contains("bytes of range boundaries"), "{long}");
+    assert!(kr.with_boundaries(["a", "b"]).unwrap().split_at("c").is_err());
+    assert!(matches!(HashRanges::new(2).unwrap().with_even_split(4), Err(Error::TooLarge { limit: 3, .. })));
     limits::set(before).unwrap();
     assert_eq!(limits::current(), Limits::default());
     assert!(Slots::new(5_000).is_err());

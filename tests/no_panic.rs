@@ -202,6 +202,54 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig { cases: CASES, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn ranges(names in names(), bounds in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..4), 0..8),
+              hashes in prop::collection::vec(prop_oneof![Just(0u128), Just(u128::MAX), Just(1u128 << 32), 0u128..99, any::<u128>()], 0..8),
+              n in count(), i in count(), at in prop::collection::vec(any::<u8>(), 0..4),
+              h in prop_oneof![Just(0u128), Just(u128::MAX), Just(1u128 << 32), any::<u128>()], width in width(),
+              threshold in big_u64(), f in float(), every in count(), seed in big_u64(), name in name()) {
+        no_panic("KeyRanges::new", || KeyRanges::new(n))?;
+        no_panic("HashRanges::new", || HashRanges::new(n))?;
+        no_panic("KeyRanges", || {
+            if let Ok(r) = KeyRanges::named(names.clone()).and_then(|r| r.with_boundaries(&bounds)) {
+                let _ = (r.range_of(&at), r.touching(Some(&at), bounds.first().map(Vec::as_slice)), r.ranges());
+                let _ = (r.split_at(&at), r.merge(i), r.move_range(i, &name), r.add_node(&name), r.remove_node(&name));
+                let _ = r.clone().with_owners(names.iter().cycle().take(i.min(9)));
+                let _ = r.clone().presplit(&KeySet::from_keys(&bounds).unwrap(), n);
+                let _ = (r.to_string(), r.locate(Key::new(&at, HashWidth::Bits32)));
+            }
+        })?;
+        no_panic("HashRanges", || {
+            let r = HashRanges::named(names.clone()).and_then(|r| r.with_width(width));
+            let _ = r.clone().and_then(|r| r.with_even_split(n)).map(|r| r.to_string());
+            if let Ok(r) = r.and_then(|r| r.with_boundaries(&hashes)) {
+                let _ = (r.range_of(h), r.split_at(h), r.split_middle(i), r.merge(i), r.move_range(i, &name));
+                let _ = (r.add_node(&name), r.remove_node(&name), r.clone().with_width(HashWidth::Bits32), r.to_string());
+                let _ = r.locate(Key::from_hash(h, HashWidth::Bits128));
+            }
+        })?;
+        no_panic("RangeGrowth::run", || {
+            let keys = KeySet::from_keys(&bounds).unwrap();
+            let mut s = GrowthSettings::new(threshold).sample_every(every).arrival(Arrival::Shuffled(seed));
+            if i % 2 == 0 {
+                s = s.balance(f);
+            }
+            let k = RangeGrowth::run(&keys, KeyRanges::new(3).unwrap(), &s).map(|g| g.table().to_text());
+            let h = RangeGrowth::run(&keys, HashRanges::new(2).unwrap().with_even_split(5).unwrap(), &s);
+            (k, h.map(|g| (g.ranges_table().to_text(), g.splits_table().to_text(), g.moves_table().to_text())))
+        })?;
+        no_panic("RangeQuery::measure", || {
+            let keys = KeySet::from_keys(&bounds).unwrap();
+            let lo = bounds.first().map(Vec::as_slice);
+            let q = RangeQuery::measure(&keys, KeyRanges::new(2).unwrap(), lo, Some(&at));
+            (q.map(|q| q.table().to_text()), RangeQuery::measure(&keys, HashRanges::new(2).unwrap(), Some(&at), lo))
+        })?;
+    }
+}
+
+proptest! {
     // each case places keys under every scheme: fewer cases
     #![proptest_config(ProptestConfig { cases: CASES / 3, failure_persistence: None, ..ProptestConfig::default() })]
 
@@ -474,4 +522,34 @@ fn long_salts_are_refused_before_hashing() {
     let sweep = ArrangementSweep::measure_salted(&keys, &old, &new, 1000, vec!["s".repeat(1 << 20); 3]);
     assert!(matches!(sweep, Err(Error::TooLarge { .. })));
     assert!(start.elapsed().as_secs() < 5);
+}
+
+#[test]
+fn range_boundaries_from_endless_iterators_are_refused_at_once() {
+    let r = KeyRanges::new(2).unwrap();
+    // an endless iterator that says so, one that repeats itself, one that counts up
+    assert!(matches!(r.clone().with_boundaries(std::iter::repeat("a")), Err(Error::TooLarge { .. })));
+    assert!(matches!(
+        r.clone().with_boundaries(std::iter::from_fn(|| Some("a"))),
+        Err(Error::DuplicateBoundary { .. })
+    ));
+    let down = std::iter::successors(Some(u64::MAX), |&i| Some(i - 1)).map(|i| format!("{i:020}"));
+    assert!(matches!(r.with_boundaries(down), Err(Error::UnsortedBoundaries { index: 1, .. })));
+    let owners = std::iter::repeat("0");
+    assert!(matches!(KeyRanges::new(2).unwrap().with_owners(owners), Err(Error::LengthMismatch { .. })));
+}
+
+#[test]
+fn range_growth_with_extreme_thresholds() {
+    let keys = KeySet::plain(200);
+    for t in [1, 2, u64::MAX] {
+        for f in [1.0, 2.0, f64::MAX] {
+            let s = GrowthSettings::new(t).balance(f).sample_every(1);
+            let g = RangeGrowth::run(&keys, HashRanges::named(["A", "B"]).unwrap(), &s).unwrap();
+            assert_eq!(g.rows(), 200);
+        }
+    }
+    let wide =
+        HashRanges::new(3).unwrap().with_width(HashWidth::Bits128).unwrap().with_boundaries(&[u128::MAX]).unwrap();
+    assert_eq!(RangeGrowth::run(&keys, &wide, &GrowthSettings::new(1)).unwrap().rows(), 200);
 }

@@ -46,7 +46,7 @@ fn names_in(module: &str) -> Vec<String> {
 fn the_prelude_fits_on_one_screen() {
     let names = names_in("prelude");
     eprintln!("prelude: {} names", names.len());
-    assert!(names.len() >= 20 && names.len() <= 30, "{} names: {names:?}", names.len());
+    assert!(names.len() >= 20 && names.len() <= 32, "{} names: {names:?}", names.len());
     for core in ["KeySet", "HashedKeys", "HashWidth", "Locate", "Placement", "Ring", "Movement", "LoadReport", "Error"]
     {
         assert!(names.iter().any(|n| n == core), "{core} missing from the prelude");

@@ -20,6 +20,7 @@ pub mod live;
 #[cfg(feature = "proxies")]
 #[cfg_attr(docsrs, doc(cfg(feature = "proxies")))]
 pub mod proxies;
+pub mod ranges;
 pub mod show;
 pub mod tables;
 

@@ -140,26 +140,30 @@ pub(crate) fn esc(s: &str) -> String {
 }
 
 /// Implement `Display`, `evcxr_display` and [`Show`](crate::present::Show) for a
-/// type with a `fn table(&self) -> Table`.
+/// type with a `fn table(&self) -> Table` (or the method named second, for a
+/// scheme whose `table()` is its node table).
 macro_rules! shows_as_table {
     ($t:ty) => {
+        $crate::present::tables::shows_as_table!($t, table);
+    };
+    ($t:ty, $method:ident) => {
         impl std::fmt::Display for $t {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(&self.table().to_text())
+                f.write_str(&self.$method().to_text())
             }
         }
         impl $t {
             /// Show in the evcxr kernel as an HTML table (with a text form).
             pub fn evcxr_display(&self) {
-                self.table().evcxr_display()
+                self.$method().evcxr_display()
             }
         }
         impl $crate::present::show::Show for $t {
             fn text_form(&self) -> String {
-                self.table().to_text()
+                self.$method().to_text()
             }
             fn html_form(&self) -> String {
-                self.table().to_html()
+                self.$method().to_html()
             }
         }
     };

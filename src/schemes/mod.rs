@@ -9,7 +9,8 @@
 //! compared by name before and after.
 //!
 //! Sizes are slice lengths: a scheme's node count is `nodes().len()`, and a
-//! scheme with a table ([`Slots`], [`FixedShards`], [`Maglev`]) has its size
+//! scheme with a table ([`Slots`], [`FixedShards`], [`Maglev`], [`KeyRanges`],
+//! [`HashRanges`]) has its size
 //! as `table().len()` (slots, shards S, Maglev's M) — no per-scheme name for
 //! the same number. A public method takes a node by its name (`&str`);
 //! [`NodeId`] (an index into `nodes()`) appears only in results and tables.
@@ -39,12 +40,15 @@
 //! ```
 
 pub mod bounded;
+pub mod hash_ranges;
 pub mod hashkit;
 pub mod jump;
 pub mod ketama;
+pub mod key_ranges;
 pub mod maglev;
 pub mod modulo;
 pub mod nginx;
+pub(crate) mod range_table;
 pub mod rendezvous;
 pub mod replicas;
 pub mod ring;
@@ -55,12 +59,15 @@ pub mod twemproxy;
 pub mod unstable;
 
 pub use bounded::Bounded;
+pub use hash_ranges::{HashRange, HashRanges};
 pub use hashkit::TwemHash;
 pub use jump::Jump;
 pub use ketama::Ketama;
+pub use key_ranges::{KeyRange, KeyRanges};
 pub use maglev::Maglev;
 pub use modulo::Modulo;
 pub use nginx::NginxHash;
+pub use range_table::RangeSpan;
 pub use rendezvous::Rendezvous;
 pub use replicas::{Replicas, Replicated};
 pub use ring::Ring;

@@ -64,7 +64,7 @@ const EDGE_CASES: [&[u8]; 24] = [
 const GENERATED: usize = 5_000;
 
 /// Check the learner's `key_slot` against the crate's on the edge cases,
-/// then on [`GENERATED`] keys: `user:{i}`, tagged `user:{i}:cart`, and keys of
+/// then on 5,000 generated keys: `user:{i}`, tagged `user:{i}:cart`, and keys of
 /// random bytes where `{` and `}` are common. A panic in `yours` is reported
 /// as the difference (see [`Report::compare`]).
 pub fn key_slot<F: Fn(&[u8]) -> u16>(yours: F) -> Report {

@@ -19,11 +19,12 @@
 //! ```
 
 // One exercise per lab: 01 ring, 02 rendezvous, 03 shards, 04 jump, 05 bounded, 06 keyslot,
-// 07 replicas, 08 nginx.
+// 07 replicas, 08 nginx; ranges for the range-sharding lab.
 pub mod bounded;
 pub mod jump;
 pub mod keyslot;
 pub mod nginx;
+pub mod ranges;
 pub mod rendezvous;
 pub mod replicas;
 pub mod ring;
@@ -33,6 +34,7 @@ pub use bounded::bounded_owner;
 pub use jump::jump_hash;
 pub use keyslot::key_slot;
 pub use nginx::nginx_backend;
+pub use ranges::range_of;
 pub use rendezvous::rendezvous_owner;
 pub use replicas::replica_set;
 pub use ring::ring_owner;
