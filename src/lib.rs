@@ -199,6 +199,8 @@ pub mod notebook {
     };
     // range sharding: a table that grows and splits, and what a scan costs
     pub use crate::analysis::{Arrival, Boundary, GrowthSettings, RangeGrowth, RangeLayout, RangeQuery};
+    #[cfg(feature = "postgres")]
+    pub use crate::present::postgres::partitions_table;
     pub use crate::{keys_changing_shard, modulo_rule};
     // display: tables, several results in one cell, numbers
     pub use crate::present::{fixed, pct, thousands, Show, Shown, Table};

@@ -114,6 +114,8 @@ fn hash_ranges_use_the_crates_hash_which_is_postgres_own_md5() {
         .unwrap();
     assert_eq!(differ, [["0"]]);
     let per_range = pg.rows_per_partition("orders").unwrap();
+    let bounds: Vec<Bound> = per_range.iter().map(|(p, _)| p.lower.clone()).collect();
+    assert_eq!(bounds, cuts[..4], "the bounds read back as numbers, in order");
     let in_sql: Vec<u64> = (0..4)
         .map(|q| {
             let sql = format!(
@@ -346,4 +348,61 @@ fn a_missing_postgres_says_how_to_install_it() {
     let line = text.lines().find_map(|l| l.split_once("ERROR ").map(|x| x.1)).expect("the child printed its error");
     assert!(line.starts_with("postgres was not found"), "{line}");
     assert!(line.contains("apt-get install postgresql postgresql-contrib") && line.contains("brew install"), "{line}");
+}
+
+#[test]
+fn a_growing_table_splits_and_moves_where_the_crate_says() {
+    use reshard::analysis::{Arrival, GrowthSettings, RangeGrowth};
+    use reshard::live::Step;
+    use reshard::{HashRanges, KeyRanges};
+    if !postgres_here() {
+        return;
+    }
+    let keys = KeySet::new("ev", 4_000);
+    let names = ["A", "B", "C"];
+    let mut pg = PgShards::start(names).unwrap();
+    let cases = [
+        ("in_order", Arrival::KeyOrder, false),
+        ("shuffled", Arrival::Shuffled(3), false),
+        ("hashed", Arrival::KeyOrder, true),
+    ];
+    for (table, arrival, hashed) in cases {
+        let settings = GrowthSettings::new(300).arrival(arrival).balance(2.0);
+        let grown = if hashed {
+            let start = HashRanges::named(names).unwrap();
+            pg.create(&TableSpec::from_layout(table, &start).unwrap()).unwrap();
+            RangeGrowth::run(&keys, &start, &settings).unwrap()
+        } else {
+            let start = KeyRanges::named(names).unwrap();
+            pg.create(&TableSpec::from_layout(table, &start).unwrap()).unwrap();
+            RangeGrowth::run(&keys, &start, &settings).unwrap()
+        };
+        let seen = pg.replay(table, &keys, &grown).unwrap();
+        // Every split: PostgreSQL held threshold + 1 rows, and its median is the crate's boundary.
+        let splits: Vec<&Step> = seen.splits().collect();
+        assert_eq!(splits.len(), grown.splits().len(), "{table}");
+        for (s, want) in splits.iter().zip(grown.splits()) {
+            let Step::Split { rows, at, moved, .. } = s else { unreachable!() };
+            assert_eq!((*rows, *moved), (want.left_rows + want.right_rows, want.right_rows), "{table}: {s:?}");
+            let boundary = match (&want.boundary, at) {
+                (reshard::analysis::Boundary::Key(k), Bound::Text(t)) => k == t.as_bytes(),
+                (reshard::analysis::Boundary::Hash(h), Bound::Int(i)) => *h == *i as u128,
+                _ => false,
+            };
+            assert!(boundary, "{table}: PostgreSQL split at {at}, the crate at {}", want.boundary);
+        }
+        let moved: Vec<u64> = seen.moves().map(|m| if let Step::Move { moved, .. } = m { *moved } else { 0 }).collect();
+        assert_eq!(moved, grown.moves().iter().map(|m| m.rows).collect::<Vec<_>>(), "{table}");
+        let rows: Vec<u64> = seen.rows_per_shard.iter().map(|(_, n)| *n).collect();
+        assert_eq!(rows, grown.rows_per_node(), "{table}");
+        let per_range: Vec<u64> = seen.partitions.iter().map(|(_, n)| *n).collect();
+        assert_eq!(per_range, grown.ranges().iter().map(|r| r.rows).collect::<Vec<_>>(), "{table}");
+        // and an independent count: every key is in the table once
+        assert_eq!(pg.shard_of_each(table).unwrap().len(), 4_000);
+    }
+    // A table that does not match the growth is refused before anything is written.
+    let other = KeyRanges::named(names).unwrap().with_boundaries(["ev5"]).unwrap();
+    pg.create(&TableSpec::from_layout("other", &other).unwrap()).unwrap();
+    let grown = RangeGrowth::run(&keys, KeyRanges::named(names).unwrap(), &GrowthSettings::new(300)).unwrap();
+    assert!(pg.replay("other", &keys, &grown).unwrap_err().to_string().contains("laid out as the growth started"));
 }

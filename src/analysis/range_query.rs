@@ -52,6 +52,7 @@ pub struct RangeQuery {
     pub(crate) hi: Option<Vec<u8>>,
     pub(crate) ranges: usize,
     pub(crate) parts: Vec<QueryPart>,
+    pub(crate) owners: Vec<NodeId>,
 }
 
 impl RangeQuery {
@@ -102,6 +103,7 @@ impl RangeQuery {
             hi: hi.map(<[u8]>::to_vec),
             ranges: table.len(),
             parts,
+            owners: table.to_vec(),
         })
     }
 
@@ -124,6 +126,18 @@ impl RangeQuery {
     /// The distinct nodes of [`parts`](Self::parts), ascending.
     pub fn nodes_asked(&self) -> Vec<NodeId> {
         let mut n: Vec<NodeId> = self.parts.iter().map(|p| p.node).collect();
+        n.sort_unstable();
+        n.dedup();
+        n
+    }
+
+    /// The nodes a router must ask, each once, in node order: under key
+    /// ranges the nodes of the ranges the interval touches; under hash
+    /// ranges every node that owns a range, since neighbouring keys are
+    /// scattered over all of them and no range can be ruled out.
+    pub fn nodes_routed(&self) -> Vec<NodeId> {
+        let mut n: Vec<NodeId> =
+            if self.hashed { self.owners.clone() } else { self.parts.iter().map(|p| p.node).collect() };
         n.sort_unstable();
         n.dedup();
         n

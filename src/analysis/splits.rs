@@ -68,6 +68,26 @@ pub enum Arrival {
     Shuffled(u64),
 }
 
+impl Arrival {
+    /// The key indices in arrival order, for a set of `n` keys: `0 … n−1`,
+    /// or shuffled as [`Arrival::Shuffled`] says.
+    ///
+    /// ```
+    /// use reshard::analysis::Arrival;
+    /// assert_eq!(Arrival::KeyOrder.order(3), [0, 1, 2]);
+    /// let mut s = Arrival::Shuffled(7).order(5);
+    /// s.sort();
+    /// assert_eq!(s, [0, 1, 2, 3, 4]);
+    /// ```
+    pub fn order(self, n: usize) -> Vec<u32> {
+        let mut order: Vec<u32> = (0..n.min(u32::MAX as usize) as u32).collect();
+        if let Arrival::Shuffled(seed) = self {
+            crate::PyRandom::new(seed).shuffle(&mut order);
+        }
+        order
+    }
+}
+
 /// What a [`RangeGrowth`] run does: the split threshold, the arrival
 /// order, the balancing rule and how often node sizes are sampled.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -15,7 +15,7 @@ use crate::analysis::splits::{GrownRange, GrowthSettings, RangeGrowth, RangeMove
 use crate::keys::{KeyBytes, KeySet};
 use crate::schemes::range_table::RangeTable;
 use crate::schemes::{HashRanges, KeyRanges, NodeId};
-use crate::{PyRandom, Result};
+use crate::Result;
 use rayon::prelude::*;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
@@ -349,10 +349,7 @@ pub(crate) fn simulate(
     }
     sim.keyless = keyless.iter().map(|k| k.0).collect();
     let n = keys.len();
-    let mut order: Vec<u32> = (0..n as u32).collect();
-    if let crate::analysis::Arrival::Shuffled(seed) = settings.arrival_order() {
-        PyRandom::new(seed).shuffle(&mut order);
-    }
+    let order = settings.arrival_order().order(n);
     let mut samples = vec![Sample { arrival: 0, rows: vec![0; nodes] }];
     for (j, &i) in order.iter().enumerate() {
         let t = j as u64 + 1;

@@ -73,6 +73,8 @@ pub mod nginx;
 #[cfg(feature = "proxies")]
 pub mod observed;
 #[cfg(feature = "postgres")]
+pub mod pg_grow;
+#[cfg(feature = "postgres")]
 pub mod pg_rebalance;
 #[cfg(feature = "postgres")]
 pub mod pg_shards;
@@ -92,6 +94,8 @@ pub use contents::{Loaded, Sampled, Snapshot};
 pub use nginx::{nginx_version, Nginx, NginxConfig};
 #[cfg(feature = "proxies")]
 pub use observed::{Keys, Observed};
+#[cfg(feature = "postgres")]
+pub use pg_grow::{Replayed, Step};
 #[cfg(feature = "postgres")]
 pub use pg_rebalance::{Merged, Moved, Split};
 #[cfg(feature = "postgres")]

@@ -262,18 +262,31 @@ impl PgShards {
     /// [`insert`](PgShards::insert), with the spec's extra columns of row
     /// `i` given by `extra(i)`, as text in column order ("" is NULL).
     pub fn insert_with(&self, table: &str, keys: &KeySet, extra: impl Fn(usize) -> Vec<String>) -> Result<Inserted> {
+        self.insert_rows(table, keys, (0..keys.len()).map(|i| (i, i as u64)), keys.len(), extra)
+    }
+
+    /// Insert the keys `keys.key(i)` for each `(i, seq)` of `rows` (`count`
+    /// of them), in that order, with `seq` as the row's `seq`.
+    pub(crate) fn insert_rows(
+        &self,
+        table: &str,
+        keys: &KeySet,
+        rows: impl Iterator<Item = (usize, u64)>,
+        count: usize,
+        extra: impl Fn(usize) -> Vec<String>,
+    ) -> Result<Inserted> {
         let spec = self.spec(table)?;
-        if keys.len() > MAX_PG_ROWS {
+        if count > MAX_PG_ROWS {
             return Err(Error::TooLarge {
                 what: "rows sent to PostgreSQL at once",
-                asked: keys.len() as u128,
+                asked: count as u128,
                 limit: MAX_PG_ROWS as u128,
                 hint: "insert fewer keys, or in several calls",
             });
         }
-        let mut data = String::with_capacity(keys.len() * 40);
+        let mut data = String::with_capacity(count.saturating_mul(40).min(1 << 28));
         let mut w = keys.writer();
-        for i in 0..keys.len() {
+        for (i, seq) in rows.take(count) {
             let bytes = w.key(i);
             let key = std::str::from_utf8(bytes).map_err(|_| Error::BadKey {
                 line: i + 1,
@@ -286,7 +299,7 @@ impl PgShards {
                 });
             }
             copy_field(key, &mut data);
-            data += &format!("\t{}\t{i}", HashWidth::Bits32.hash(bytes));
+            data += &format!("\t{}\t{seq}", HashWidth::Bits32.hash(bytes));
             let values = extra(i);
             if values.len() != spec.extra_columns().len() {
                 return Err(Error::LengthMismatch {
@@ -323,7 +336,7 @@ impl PgShards {
     /// The partitions of `table`, in range order, as the coordinator's
     /// catalog has them.
     pub fn partitions(&self, table: &str) -> Result<Vec<Partition>> {
-        self.spec(table)?;
+        let by = self.spec(table)?.by();
         let rows = self.coordinator.rows(&format!(
             "SELECT c.relname, pg_get_expr(c.relpartbound, c.oid), s.srvname FROM pg_inherits i \
              JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_foreign_table f ON f.ftrelid = c.oid \
@@ -338,7 +351,7 @@ impl PgShards {
             // "FOR VALUES FROM ('a') TO ('b')"
             let inner = bound.strip_prefix("FOR VALUES FROM (").ok_or_else(bad)?;
             let (lo, hi) = split_bounds(inner).ok_or_else(bad)?;
-            let (lower, upper) = (Bound::parse(lo).ok_or_else(bad)?, Bound::parse(hi).ok_or_else(bad)?);
+            let (lower, upper) = (Bound::parse(lo, by).ok_or_else(bad)?, Bound::parse(hi, by).ok_or_else(bad)?);
             let shard = server.strip_prefix("shard_").unwrap_or(&server).to_string();
             parts.push(Partition { name, lower, upper, shard });
         }

@@ -19,8 +19,9 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
+use crate::analysis::RangeLayout;
 use crate::live::postgres::{check_identifier, literal};
-use crate::{Error, Result};
+use crate::{Error, HashWidth, Result};
 use std::fmt;
 
 /// One end of a partition's range, as PostgreSQL writes it in
@@ -53,34 +54,39 @@ impl Bound {
     }
 
     /// The bound as PostgreSQL prints it in `pg_get_expr(relpartbound)`:
-    /// `MINVALUE`, `MAXVALUE`, `'text'` (quotes doubled) or a number.
-    pub(crate) fn parse(s: &str) -> Option<Bound> {
+    /// `MINVALUE`, `MAXVALUE`, or a quoted literal (quotes doubled) — text
+    /// for a table of [`RangeOf::Key`], a number for [`RangeOf::Hash`]
+    /// (PostgreSQL quotes those too: `('1073741824')`).
+    pub(crate) fn parse(s: &str, by: RangeOf) -> Option<Bound> {
         let s = s.trim();
-        match s {
-            "MINVALUE" => Some(Bound::Min),
-            "MAXVALUE" => Some(Bound::Max),
-            _ if s.starts_with('\'') => {
-                let inner = s.strip_prefix('\'')?;
-                // `'text'::text` in some versions: cut at the closing quote.
-                let mut out = String::new();
-                let mut chars = inner.chars().peekable();
-                while let Some(c) = chars.next() {
-                    if c == '\'' {
-                        if chars.peek() == Some(&'\'') {
-                            out.push('\'');
-                            chars.next();
-                        } else {
-                            return Some(Bound::Text(out));
-                        }
-                    } else {
-                        out.push(c);
-                    }
-                }
-                None
-            }
-            _ => s.parse().ok().map(Bound::Int),
+        let literal = match s {
+            "MINVALUE" => return Some(Bound::Min),
+            "MAXVALUE" => return Some(Bound::Max),
+            _ if s.starts_with('\'') => unquote(s)?,
+            _ => s.to_string(),
+        };
+        match by {
+            RangeOf::Key => Some(Bound::Text(literal)),
+            RangeOf::Hash => literal.parse().ok().map(Bound::Int),
         }
     }
+}
+
+/// `'it''s'` (or `'it''s'::text`) as `it's`.
+fn unquote(s: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = s.strip_prefix('\'')?.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\'' {
+            out.push(c);
+        } else if chars.peek() == Some(&'\'') {
+            out.push('\'');
+            chars.next();
+        } else {
+            return Some(out);
+        }
+    }
+    None
 }
 
 impl fmt::Display for Bound {
@@ -197,6 +203,53 @@ impl TableSpec {
         Ok(TableSpec { name: name.to_string(), by, ranges, extra: Vec::new() })
     }
 
+    /// The table a crate layout describes: one partition per range of a
+    /// [`KeyRanges`](crate::KeyRanges) (its boundaries must be text, as
+    /// PostgreSQL's `text` holds them: UTF-8 without NUL) or of a
+    /// [`HashRanges`](crate::HashRanges) at
+    /// [`HashWidth::Bits32`] (the column `h`), each on the shard named like
+    /// its node.
+    pub fn from_layout(name: &str, layout: impl Into<RangeLayout>) -> Result<TableSpec> {
+        let layout = layout.into();
+        let nodes = layout.nodes();
+        let owners: Vec<String> = layout.table().iter().map(|&o| nodes[o as usize].clone()).collect();
+        let inner: Vec<Bound> = match &layout {
+            RangeLayout::Keys(k) => k
+                .boundaries()
+                .iter()
+                .map(|b| match std::str::from_utf8(b) {
+                    Ok(t) => Ok(Bound::text(t)),
+                    Err(_) => Err(Error::BadKey {
+                        line: 0,
+                        reason: format!(
+                            "boundary \"{}\" is not UTF-8, which PostgreSQL text needs: use text boundaries",
+                            crate::keys::escape(b)
+                        ),
+                    }),
+                })
+                .collect::<Result<_>>()?,
+            RangeLayout::Hashes(h) => {
+                if h.width() != HashWidth::Bits32 {
+                    return Err(Error::UnknownName {
+                        what: "hash width for a PostgreSQL table",
+                        given: format!("{:?}", h.width()),
+                        choices: "HashWidth::Bits32 (the column h holds md5 mod 2^32)".into(),
+                    });
+                }
+                h.boundaries().iter().map(|&b| Bound::Int(b as i64)).collect()
+            }
+        };
+        let mut bounds = vec![Bound::Min];
+        bounds.extend(inner);
+        bounds.push(Bound::Max);
+        let ranges: Vec<(Bound, Bound, String)> =
+            bounds.windows(2).zip(owners).map(|(w, o)| (w[0].clone(), w[1].clone(), o)).collect();
+        match layout {
+            RangeLayout::Keys(_) => TableSpec::by_key(name, ranges),
+            RangeLayout::Hashes(_) => TableSpec::by_hash(name, ranges),
+        }
+    }
+
     /// The same table with one more column, `name` of SQL type `sql_type`
     /// (`text`, `integer`, `bigint`, `boolean`, …): [`PgShards::insert_with`]
     /// fills it.
@@ -297,10 +350,13 @@ mod tests {
 
     #[test]
     fn bounds_read_back_as_postgres_prints_them() {
-        assert_eq!(Bound::parse("MINVALUE"), Some(Bound::Min));
-        assert_eq!(Bound::parse("'it''s'"), Some(Bound::text("it's")));
-        assert_eq!(Bound::parse("'a'::text"), Some(Bound::text("a")));
-        assert_eq!(Bound::parse("1073741824"), Some(Bound::Int(1 << 30)));
+        assert_eq!(Bound::parse("MINVALUE", RangeOf::Key), Some(Bound::Min));
+        assert_eq!(Bound::parse("'it''s'", RangeOf::Key), Some(Bound::text("it's")));
+        assert_eq!(Bound::parse("'a'::text", RangeOf::Key), Some(Bound::text("a")));
+        assert_eq!(Bound::parse("'1073741824'", RangeOf::Hash), Some(Bound::Int(1 << 30)));
+        assert_eq!(Bound::parse("'1073741824'", RangeOf::Key), Some(Bound::text("1073741824")));
+        assert_eq!(Bound::parse("MAXVALUE", RangeOf::Hash), Some(Bound::Max));
+        assert_eq!(Bound::parse("'x'", RangeOf::Hash), None);
         assert_eq!(split_bounds("'a) TO (b') TO (MAXVALUE)"), Some(("'a) TO (b'", "MAXVALUE")));
         assert_eq!(Bound::Min.sql(), "MINVALUE");
         assert_eq!(Bound::text("o'k").sql(), "'o''k'");

@@ -17,6 +17,9 @@ pub mod hot;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod live;
+#[cfg(feature = "postgres")]
+#[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
+pub mod postgres;
 #[cfg(feature = "proxies")]
 #[cfg_attr(docsrs, doc(cfg(feature = "proxies")))]
 pub mod proxies;

@@ -10,6 +10,8 @@ pub mod check;
 pub mod exercises;
 pub mod guess;
 pub mod observed;
+#[cfg(feature = "postgres")]
+pub mod observed_pg;
 pub mod params;
 pub mod predictions;
 pub mod reproduce;

@@ -52,7 +52,7 @@ fn pair_counts(
 
 impl Checks {
     /// An empty list whose reference column is "predicted".
-    fn predictions(title: impl Into<String>) -> Checks {
+    pub(crate) fn predicted(title: impl Into<String>) -> Checks {
         Checks::new(title)
             .reference_label("predicted")
             .on_mismatch("≠: the system did not do what the crate predicted; the row names the first difference")
@@ -76,7 +76,7 @@ impl Checks {
             load[n as usize] += 1;
         }
         let (ps, os) = (predicted.slot_counts(), observed.slot_counts());
-        let mut c = Checks::predictions(title);
+        let mut c = Checks::predicted(title);
         for (i, n) in names.iter().enumerate() {
             c.push(Check::count(format!("{n}: slots"), ps[i] as u64, os[i] as u64));
         }
@@ -107,7 +107,7 @@ impl Checks {
                 *observed.entry((a.clone(), b.clone())).or_default() += 1;
             }
         }
-        let mut c = Checks::predictions(title);
+        let mut c = Checks::predicted(title);
         pair_counts(&mut c, "slots", &predicted, &observed);
         c.push(Check::count("slots moved", predicted.values().sum(), observed.values().sum()));
         c
@@ -127,7 +127,7 @@ impl Checks {
             }
             c
         };
-        let mut c = Checks::predictions(title);
+        let mut c = Checks::predicted(title);
         c.push(Check::count("keys compared", predicted.keys(), observed.keys()));
         pair_counts(&mut c, "keys", &cells(predicted), &cells(observed));
         c.push(Check::count("keys moved", predicted.moved(), observed.moved()));
@@ -144,7 +144,7 @@ impl Checks {
     /// "Moving N slots from A to B" lines (`CliRun::moves` of the live
     /// floor, with the `redis` feature).
     pub fn plan_steps(title: impl Into<String>, plan: &SlotPlan, said: &[(String, String, usize)]) -> Checks {
-        let mut c = Checks::predictions(title);
+        let mut c = Checks::predicted(title);
         for k in 0..said.len().max(plan.moves().len()) {
             let p = plan
                 .moves()
@@ -162,7 +162,7 @@ impl Checks {
     #[cfg(feature = "redis")]
     pub fn sampled(title: impl Into<String>, sample: &[crate::live::Sampled]) -> Checks {
         let slot = |s: &crate::live::Sampled| s.slot.map_or("no slot".to_string(), |x| x.to_string());
-        let mut c = Checks::predictions(title);
+        let mut c = Checks::predicted(title);
         c.push(Check::placements(
             "CLUSTER KEYSLOT = the crate's key_slot",
             sample.iter().map(|s| (&s.key, crate::key_slot(s.key.as_bytes()).to_string(), slot(s))),
@@ -201,7 +201,7 @@ impl Checks {
             }
         }
         let seen = observed.counts();
-        let mut c = Checks::predictions(title);
+        let mut c = Checks::predicted(title);
         for n in &names {
             let want = predicted.iter().filter(|p| p.as_ref() == *n).count() as u64;
             let got = seen.iter().find(|(m, _)| m == n).map_or(0, |g| g.1);

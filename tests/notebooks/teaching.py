@@ -257,9 +257,10 @@ def bold_figures(md: str) -> set[str]:
 
 
 def figure_in(fig: str, hay: str) -> bool:
-    """`fig` as a whole figure in `hay` (90.9% is not in 190.9% nor in 90.95%)."""
+    """`fig` as a whole figure in `hay`: 90.9% is not in 190.9% nor in 90.95%, and a figure is not
+    part of a name (15 is not in `events__p15`) nor a clock time (18 is not in 18:00)."""
     core = re.escape(fig.lstrip("−-"))
-    return re.search(r"(?<![\d.,])" + core + r"(?![\d]|[.,]\d)", hay) is not None
+    return re.search(r"(?<![\d.,\w])" + core + r"(?![\d]|[.,]\d|:\d\d)", hay) is not None
 
 
 def budget(cells) -> dict:

@@ -249,6 +249,13 @@ def test_a_figure_recalled_plain_or_shown_below_its_predict_is_no_leak(tmp_path)
     assert lab_found(tmp_path, cells) == []
 
 
+def test_a_figure_inside_a_name_or_a_clock_time_is_not_that_figure():
+    assert teaching.figure_in("15", "15 splits") and teaching.figure_in("15", "(15)")
+    assert teaching.figure_in("9,091", "keys: 9,091.")
+    assert not teaching.figure_in("15", "events__p15") and not teaching.figure_in("15", "v15")
+    assert not teaching.figure_in("18", "until 18:00:00.000") and not teaching.figure_in("90.9", "190.9")
+
+
 def test_the_lab_budget_counts_as_labcheck_does():
     size = teaching.budget(lab_cells())
     # counted by hand from fixtures/lab.ipynb: 2 Predicts; code lines 3+1+3+3+6+3+1; 7 code cells

@@ -1,0 +1,221 @@
+//! A range-sharded table that grows on the live servers as the crate
+//! predicted it would: [`PgShards::replay`] writes the keys of a
+//! [`RangeGrowth`] run through the coordinator, in the run's arrival order,
+//! and performs its schedule — each split when the crate says a range
+//! passed the threshold, each balancing move after it — while asking
+//! PostgreSQL, at every step, what it holds.
+//!
+//! The schedule (when, which node) is the crate's; what is observed is
+//! PostgreSQL's: at a split, the rows the partition holds (counted on its
+//! shard) and its median key (`ORDER BY key … OFFSET n/2`, or the median
+//! row's `h` for hash ranges), which is where the partition is then split;
+//! at a move, the rows that moved; at the end, the partitions and the rows
+//! on each shard. If PostgreSQL disagreed with the crate at one step, every
+//! later step would show it.
+//!
+//! ```
+//! use reshard::analysis::{GrowthSettings, RangeGrowth};
+//! use reshard::live::{pg_version, PgShards, TableSpec};
+//! use reshard::prelude::*;
+//! # if pg_version().is_err() { return Ok(()); } // not installed here
+//! let keys = KeySet::new("k", 600);
+//! let start = KeyRanges::named(letters("AB"))?; // one range, on A
+//! let grown = RangeGrowth::run(&keys, &start, &GrowthSettings::new(100).balance(2.0))?;
+//! let mut pg = PgShards::start(["A", "B"])?;
+//! pg.create(&TableSpec::from_layout("t", &start)?)?;
+//! let seen = pg.replay("t", &keys, &grown)?;
+//! assert_eq!(seen.splits().count(), grown.splits().len());
+//! let rows: Vec<u64> = seen.rows_per_shard.iter().map(|(_, n)| *n).collect();
+//! assert_eq!(rows, grown.rows_per_node());
+//! # Ok::<(), reshard::Error>(())
+//! ```
+
+use crate::analysis::{RangeGrowth, RangeLayout};
+use crate::keys::KeySet;
+use crate::live::pg_shards::PgShards;
+use crate::live::pg_table::{Bound, Partition, RangeOf};
+use crate::{Error, Result};
+use std::time::Instant;
+
+/// One step of a replay, as PostgreSQL saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Step {
+    /// A partition split.
+    Split {
+        /// The arrival (from 1) after which it split.
+        arrival: u64,
+        /// The partition split.
+        partition: String,
+        /// Its shard (both halves stay there).
+        shard: String,
+        /// Rows it held then, counted on its shard.
+        rows: u64,
+        /// Its median as PostgreSQL sorts it: where it was split.
+        at: Bound,
+        /// Rows that went into the upper half's new table.
+        moved: u64,
+    },
+    /// A partition moved whole to another shard.
+    Move {
+        /// The arrival after whose split it moved.
+        arrival: u64,
+        /// The partition moved (its new name on the new shard).
+        partition: String,
+        /// The shard it left.
+        from: String,
+        /// The shard it went to.
+        to: String,
+        /// Rows moved.
+        moved: u64,
+    },
+}
+
+/// What [`PgShards::replay`] saw.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Replayed {
+    /// Every split and move, in order.
+    pub steps: Vec<Step>,
+    /// The partitions at the end, with the rows each holds on its shard.
+    pub partitions: Vec<(Partition, u64)>,
+    /// Rows on each shard at the end, in shard order.
+    pub rows_per_shard: Vec<(String, u64)>,
+    /// How long it took, in seconds (run-dependent).
+    pub seconds: f64,
+}
+
+impl Replayed {
+    /// The split steps.
+    pub fn splits(&self) -> impl Iterator<Item = &Step> {
+        self.steps.iter().filter(|s| matches!(s, Step::Split { .. }))
+    }
+
+    /// The move steps.
+    pub fn moves(&self) -> impl Iterator<Item = &Step> {
+        self.steps.iter().filter(|s| matches!(s, Step::Move { .. }))
+    }
+}
+
+impl PgShards {
+    /// Write `keys` into `table` as `growth` ran them (its arrival order)
+    /// and perform its splits and moves on the live servers, observing
+    /// each (see the [module](self)). `table` must be empty and have the
+    /// growth's starting layout (make it with
+    /// [`TableSpec::from_layout`](crate::live::TableSpec::from_layout)), and
+    /// `keys` must be the keys `growth` ran.
+    pub fn replay(&mut self, table: &str, keys: &KeySet, growth: &RangeGrowth) -> Result<Replayed> {
+        let t0 = Instant::now();
+        let by = self.spec(table)?.by();
+        let want = if matches!(growth.start_layout(), RangeLayout::Keys(_)) { RangeOf::Key } else { RangeOf::Hash };
+        if by != want || growth.arrivals() != keys.len() as u64 {
+            return Err(Error::Invalid(format!(
+                "replay into {table}: the growth ran {} keys over {}; give it the same keys and a table made \
+                 with TableSpec::from_layout from its starting layout",
+                growth.arrivals(),
+                growth.start_layout().describe()
+            )));
+        }
+        let parts = self.partitions(table)?;
+        let shape: Vec<&str> = parts.iter().map(|p| p.shard.as_str()).collect();
+        let nodes = growth.nodes();
+        let start: Vec<&str> = growth.start_layout().table().iter().map(|&o| nodes[o as usize].as_str()).collect();
+        if shape != start || self.rows_per_shard(table)?.iter().any(|(_, n)| *n > 0) {
+            return Err(Error::Invalid(format!(
+                "replay into {table}: it must be empty and laid out as the growth started ({} ranges on {}), \
+                 not {} partitions on {}",
+                start.len(),
+                start.join(", "),
+                shape.len(),
+                shape.join(", ")
+            )));
+        }
+        let order = growth.settings().arrival_order().order(keys.len());
+        let mut steps = Vec::new();
+        let mut written = 0usize;
+        let mut moves = growth.moves().iter().peekable();
+        for split in growth.splits() {
+            let upto = usize::try_from(split.arrival).unwrap_or(usize::MAX).min(order.len());
+            self.write(table, keys, &order, written, upto)?;
+            written = upto;
+            // The partition that took the last row is the one over the threshold.
+            let last = keys.key(order[upto - 1] as usize);
+            steps.push(self.split_at_median(table, by, &last, split.arrival)?);
+            while let Some(m) = moves.next_if(|m| m.arrival == split.arrival) {
+                let parts = self.partitions(table)?;
+                let Some(p) = parts.get(m.range) else {
+                    return Err(Error::Invalid(format!("the growth moves range {} of {}", m.range, parts.len())));
+                };
+                let to = nodes[m.to as usize].clone();
+                let done = self.move_partition(table, &p.name.clone(), &to)?;
+                steps.push(Step::Move {
+                    arrival: m.arrival,
+                    partition: done.new_partition,
+                    from: done.from,
+                    to: done.to,
+                    moved: done.moved,
+                });
+            }
+        }
+        self.write(table, keys, &order, written, order.len())?;
+        let partitions = self.rows_per_partition(table)?;
+        let rows_per_shard = self.rows_per_shard(table)?;
+        Ok(Replayed { steps, partitions, rows_per_shard, seconds: t0.elapsed().as_secs_f64() })
+    }
+
+    /// Insert the arrivals `from..to` of `order` (their `seq` is their arrival, from 1).
+    fn write(&self, table: &str, keys: &KeySet, order: &[u32], from: usize, to: usize) -> Result<()> {
+        if to > from {
+            let rows = (from..to).map(|j| (order[j] as usize, j as u64 + 1));
+            self.insert_rows(table, keys, rows, to - from, |_| Vec::new())?;
+        }
+        Ok(())
+    }
+
+    /// The rows of partition `partition` of `table` and its median as
+    /// PostgreSQL sorts them, both asked of its shard directly: with `n`
+    /// rows, the key at offset `n / 2` in key order (for a table of hash
+    /// ranges, the `h` of the row at that offset in `(h, key)` order). The
+    /// lower half of a split there keeps `n / 2` rows.
+    pub fn median(&self, table: &str, partition: &str) -> Result<(u64, Bound)> {
+        let by = self.spec(table)?.by();
+        let parts = self.partitions(table)?;
+        let Some(p) = parts.iter().find(|p| p.name == partition) else {
+            return Err(Error::UnknownName {
+                what: "partition",
+                given: partition.to_string(),
+                choices: parts.iter().map(|p| p.name.clone()).collect::<Vec<_>>().join(", "),
+            });
+        };
+        let shard = self.server(&p.shard)?;
+        let rows = shard.number(&format!("SELECT count(*) FROM {}", p.name))?;
+        let (column, order) = if by == RangeOf::Key { ("key", "key") } else { ("h", "h, key") };
+        let median =
+            shard.rows(&format!("SELECT {column} FROM {} ORDER BY {order} OFFSET {} LIMIT 1", p.name, rows / 2))?;
+        let field = median.first().and_then(|r| r.first()).cloned().unwrap_or_default();
+        let at = match by {
+            RangeOf::Key => Bound::Text(field),
+            RangeOf::Hash => {
+                Bound::Int(field.parse().map_err(|_| shard.failed(format!("median h {field:?} of {partition}")))?)
+            }
+        };
+        Ok((rows, at))
+    }
+
+    /// Split the partition holding `key` at its median as PostgreSQL
+    /// sorts it, the upper half staying on its shard.
+    fn split_at_median(&mut self, table: &str, by: RangeOf, key: &str, arrival: u64) -> Result<Step> {
+        let h = crate::HashWidth::Bits32.hash(key.as_bytes()) as i64;
+        let probe = match by {
+            RangeOf::Key => Bound::text(key),
+            RangeOf::Hash => Bound::Int(h),
+        };
+        let parts = self.partitions(table)?;
+        let Some(p) = parts.into_iter().find(|p| p.lower <= probe && probe < p.upper) else {
+            return Err(Error::Invalid(format!("no partition of {table} holds {key:?}")));
+        };
+        let (rows, at) = self.median(table, &p.name)?;
+        let done = self.split(table, &at, &p.shard)?;
+        Ok(Step::Split { arrival, partition: p.name, shard: p.shard, rows, at, moved: done.moved })
+    }
+}
