@@ -171,7 +171,8 @@ fn a_split_moves_exactly_the_rows_at_or_above_its_point() {
     assert_eq!(pg.partitions("t").unwrap(), parts);
     // A query on the moved keys now goes to the new partition only.
     let plan = pg.explain("SELECT count(*) FROM t WHERE key >= 'k45' AND key < 'k46'").unwrap();
-    assert_eq!(plan.scans, [(split.new_partition.clone(), "A".to_string())], "{}", plan.text);
+    let scanned: Vec<(&str, &str)> = plan.scans.iter().map(|s| (s.partition.as_str(), s.shard.as_str())).collect();
+    assert_eq!(scanned, [(split.new_partition.as_str(), "A")], "{}", plan.text);
 }
 
 #[test]
@@ -405,4 +406,99 @@ fn a_growing_table_splits_and_moves_where_the_crate_says() {
     pg.create(&TableSpec::from_layout("other", &other).unwrap()).unwrap();
     let grown = RangeGrowth::run(&keys, KeyRanges::named(names).unwrap(), &GrowthSettings::new(300)).unwrap();
     assert!(pg.replay("other", &keys, &grown).unwrap_err().to_string().contains("laid out as the growth started"));
+}
+
+#[test]
+fn secondary_indexes_local_and_global_cost_what_counting_says() {
+    use reshard::KeyRanges;
+    if !postgres_here() {
+        return;
+    }
+    let keys = KeySet::new("item:", 6_000);
+    let colour = |i: usize| ["black", "blue", "red"][i * 7 % 3].to_string();
+    let splits = ["item:2", "item:4"];
+    let owners = ["A", "B", "C"];
+    let mut pg = PgShards::start(owners).unwrap();
+    let spec = key_spec("items", &splits, &owners).column("colour", "text").unwrap();
+    pg.create(&spec).unwrap();
+    pg.insert_with("items", &keys, |i| vec![colour(i)]).unwrap();
+    // Independent counts: each row's shard by byte comparison, its colour from the same rule.
+    let mut reds = BTreeMap::<&str, u64>::new();
+    let mut rows = BTreeMap::<&str, u64>::new();
+    for (i, k) in keys.iter().enumerate() {
+        let s = by_scan(&splits, &owners, k.as_bytes());
+        *rows.entry(s).or_default() += 1;
+        if colour(i) == "red" {
+            *reds.entry(s).or_default() += 1;
+        }
+    }
+    let entries: BTreeMap<String, u64> = pg.create_local_index("items", "colour").unwrap().into_iter().collect();
+    assert_eq!(entries, rows.iter().map(|(s, n)| (s.to_string(), *n)).collect());
+    for on in [false, true] {
+        pg.set_async(on).unwrap();
+        let plan = pg.explain_analyze("SELECT * FROM items WHERE colour = 'red'").unwrap();
+        assert_eq!(plan.scans.len(), 3, "{}", plan.text);
+        assert!(plan.scans.iter().all(|s| s.concurrent == on), "{}", plan.text);
+        let got: BTreeMap<String, u64> = plan.rows_per_shard(&pg.names()).into_iter().collect();
+        assert_eq!(got, reds.iter().map(|(s, n)| (s.to_string(), *n)).collect(), "{}", plan.text);
+    }
+    assert!(pg.create_local_index("items", "size").is_err());
+
+    // A global index: postings `colour:value/key`, ranged by term over the same shards.
+    let terms = KeyRanges::named(owners).unwrap().with_boundaries(["colour:blue", "colour:c"]).unwrap();
+    pg.create_global_index("by_colour", "items", &["colour"], &terms).unwrap();
+    let per_colour = |c: &str| (0..keys.len()).filter(|&i| colour(i) == c).count() as u64;
+    let postings: Vec<u64> = pg.rows_per_shard("by_colour").unwrap().into_iter().map(|(_, n)| n).collect();
+    assert_eq!(postings, [per_colour("black"), per_colour("blue"), per_colour("red")]);
+    let read = pg.explain("SELECT key FROM by_colour WHERE key >= 'colour:red/' AND key < 'colour:red0'").unwrap();
+    assert_eq!(read.shards(&pg.names()), ["C"], "{}", read.text);
+    // One row written with its postings: the row's shard (A: item:1x < item:2) and its term's (B: blue).
+    let (rows0, post0) = (pg.inserts_per_shard("items").unwrap(), pg.inserts_per_shard("by_colour").unwrap());
+    let one = KeySet::from_keys(["item:10000"]).unwrap();
+    assert_eq!(pg.insert_indexed("items", &one, |_| vec!["blue".into()]).unwrap(), 1);
+    let (rows1, post1) = (pg.inserts_per_shard("items").unwrap(), pg.inserts_per_shard("by_colour").unwrap());
+    let delta =
+        |a: &[(String, u64)], b: &[(String, u64)]| -> Vec<u64> { a.iter().zip(b).map(|(x, y)| x.1 - y.1).collect() };
+    assert_eq!((delta(&rows1, &rows0), delta(&post1, &post0)), (vec![1, 0, 0], vec![0, 1, 0]));
+}
+
+#[test]
+fn a_slowed_shard_and_a_late_index_behave_as_their_models_say() {
+    use reshard::KeyRanges;
+    if !postgres_here() {
+        return;
+    }
+    let keys = KeySet::new("item:", 2_000);
+    let mut pg = PgShards::start(["A", "B"]).unwrap();
+    let spec = key_spec("items", &["item:5"], &["A", "B"]).column("colour", "text").unwrap();
+    pg.create(&spec).unwrap();
+    pg.insert_with("items", &keys, |i| vec![["red", "blue"][i % 2].to_string()]).unwrap();
+    pg.set_async(true).unwrap();
+    // Each of two shards sleeps 40 ms on half its scans: 3 of 4 fan-out queries wait.
+    pg.slow_down("items", 0.5, 40.0).unwrap();
+    let ms = pg.time_queries("SELECT count(*) FROM items WHERE colour = 'red'", 300).unwrap();
+    let slow = ms.iter().filter(|&&m| m >= 40.0).count() as f64 / 300.0;
+    let sd = (0.75f64 * 0.25 / 300.0).sqrt();
+    assert!((slow - 0.75).abs() < 4.0 * sd, "share slow {slow}, expected 0.75 ± {:.3}", 4.0 * sd);
+    pg.slow_down("items", 0.0, 0.0).unwrap();
+    let fast = pg.time_queries("SELECT count(*) FROM items WHERE colour = 'red'", 50).unwrap();
+    assert!(fast.iter().filter(|&&m| m >= 40.0).count() <= 2, "{fast:?}");
+    assert!(pg.slow_down("items", 1.5, 10.0).is_err() && pg.slow_down("items", 0.1, f64::NAN).is_err());
+
+    let terms = KeyRanges::named(["A", "B"]).unwrap().with_boundaries(["colour:m"]).unwrap();
+    pg.create_global_index("ix", "items", &["colour"], &terms).unwrap();
+    let new = |n: usize, p: &str| KeySet::new(p, n);
+    // Read long after the drains (5 periods): every row is found; read at once: almost none is.
+    let late = pg.stale_reads("items", "ix", &new(60, "late:"), |_| vec!["red".into()], 100.0, 20.0).unwrap();
+    assert_eq!((late.writes, late.misses), (60, 0), "{late:?}");
+    let now = pg.stale_reads("items", "ix", &new(60, "now:"), |_| vec!["red".into()], 0.0, 20.0).unwrap();
+    assert!(now.misses >= 48, "{now:?}");
+    assert!(now.drains > 10 && now.drain_interval_ms >= 20.0, "{now:?}");
+    // Every queued posting reached the index in the end.
+    let found = pg.query(
+        COORDINATOR,
+        "SELECT count(*) FROM ix WHERE key LIKE 'colour:red/late:%' OR key LIKE 'colour:red/now:%'",
+    );
+    assert_eq!(found.unwrap(), [["120"]]);
+    assert!(pg.stale_reads("items", "nope", &new(1, "x"), |_| vec!["red".into()], 1.0, 1.0).is_err());
 }

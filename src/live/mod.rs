@@ -75,6 +75,8 @@ pub mod observed;
 #[cfg(feature = "postgres")]
 pub mod pg_grow;
 #[cfg(feature = "postgres")]
+pub mod pg_index;
+#[cfg(feature = "postgres")]
 pub mod pg_rebalance;
 #[cfg(feature = "postgres")]
 pub mod pg_shards;
@@ -97,9 +99,11 @@ pub use observed::{Keys, Observed};
 #[cfg(feature = "postgres")]
 pub use pg_grow::{Replayed, Step};
 #[cfg(feature = "postgres")]
+pub use pg_index::StaleReads;
+#[cfg(feature = "postgres")]
 pub use pg_rebalance::{Merged, Moved, Split};
 #[cfg(feature = "postgres")]
-pub use pg_shards::{Inserted, PgShards, Plan, COORDINATOR};
+pub use pg_shards::{Inserted, PgShards, Plan, Scan, COORDINATOR};
 #[cfg(feature = "postgres")]
 pub use pg_table::{Bound, Partition, RangeOf, TableSpec};
 #[cfg(feature = "postgres")]

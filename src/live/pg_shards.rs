@@ -71,25 +71,51 @@ pub struct Inserted {
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Plan {
-    /// `EXPLAIN (COSTS OFF)`'s text.
+    /// `EXPLAIN`'s text.
     pub text: String,
-    /// The partitions it scans, in plan order, with their shards.
-    pub scans: Vec<(String, String)>,
+    /// The partitions it scans, in plan order.
+    pub scans: Vec<Scan>,
+}
+
+/// One foreign scan in a plan: a partition, on its shard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Scan {
+    /// The partition scanned.
+    pub partition: String,
+    /// The shard that holds it.
+    pub shard: String,
+    /// Rows it returned, when the plan was run
+    /// ([`PgShards::explain_analyze`]).
+    pub rows: Option<u64>,
+    /// Scanned concurrently with the others (`Async Foreign Scan`: the
+    /// shard's server is `async_capable`, [`PgShards::set_async`]).
+    pub concurrent: bool,
 }
 
 impl Plan {
     /// The shards the query touches, each once, in shard order as given to
     /// [`PgShards::start`].
     pub fn shards(&self, all: &[String]) -> Vec<String> {
-        all.iter().filter(|s| self.scans.iter().any(|(_, t)| t == *s)).cloned().collect()
+        all.iter().filter(|s| self.scans.iter().any(|c| c.shard == **s)).cloned().collect()
+    }
+
+    /// Rows each shard returned, in the order of `all` (0 for a shard not
+    /// scanned); only for a plan that was run.
+    pub fn rows_per_shard(&self, all: &[String]) -> Vec<(String, u64)> {
+        all.iter()
+            .map(|s| (s.clone(), self.scans.iter().filter(|c| c.shard == *s).filter_map(|c| c.rows).sum()))
+            .collect()
     }
 }
+
 /// A coordinator and its shards: see the [module documentation](self).
 #[derive(Debug)]
 pub struct PgShards {
     pub(crate) coordinator: PgServer,
     pub(crate) shards: Vec<PgServer>,
     pub(crate) tables: Vec<TableSpec>,
+    pub(crate) indexes: Vec<crate::live::pg_index::GlobalIndex>,
     next_partition: u64,
 }
 
@@ -143,12 +169,12 @@ impl PgShards {
             servers.push(s?); // an error drops (stops) the servers already started
         }
         let coordinator = servers.remove(0);
-        let pg = PgShards { coordinator, shards: servers, tables: Vec::new(), next_partition: 0 };
+        let pg = PgShards { coordinator, shards: servers, tables: Vec::new(), indexes: Vec::new(), next_partition: 0 };
         let mut setup = String::from("CREATE EXTENSION postgres_fdw;\n");
         for s in &pg.shards {
             setup += &format!(
                 "CREATE SERVER \"shard_{n}\" FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '{p}', \
-                 dbname 'postgres', batch_size '1000', fetch_size '10000');\n\
+                 dbname 'postgres', batch_size '1000', fetch_size '10000', async_capable 'false');\n\
                  CREATE USER MAPPING FOR CURRENT_USER SERVER \"shard_{n}\" OPTIONS (user 'postgres');\n",
                 n = s.name(),
                 p = s.port()
@@ -265,16 +291,19 @@ impl PgShards {
         self.insert_rows(table, keys, (0..keys.len()).map(|i| (i, i as u64)), keys.len(), extra)
     }
 
-    /// Insert the keys `keys.key(i)` for each `(i, seq)` of `rows` (`count`
-    /// of them), in that order, with `seq` as the row's `seq`.
-    pub(crate) fn insert_rows(
+    /// The SQL that loads the keys `keys.key(i)` for each `(i, seq)` of
+    /// `rows` (`count` of them) into a temporary table `incoming` with the
+    /// columns of `table`, `seq` as each row's `seq`: what
+    /// [`insert_rows`](PgShards::insert_rows) and the indexed inserts send
+    /// before their own statements.
+    pub(crate) fn incoming(
         &self,
         table: &str,
         keys: &KeySet,
         rows: impl Iterator<Item = (usize, u64)>,
         count: usize,
         extra: impl Fn(usize) -> Vec<String>,
-    ) -> Result<Inserted> {
+    ) -> Result<String> {
         let spec = self.spec(table)?;
         if count > MAX_PG_ROWS {
             return Err(Error::TooLarge {
@@ -319,10 +348,26 @@ impl PgShards {
             data.push('\n');
         }
         let cols = spec.column_names().join(", ");
-        let script = format!(
-            "CREATE TEMP TABLE incoming ({}) ;\nCOPY incoming ({cols}) FROM STDIN;\n{data}\\.\n\
-             INSERT INTO {table} ({cols}) SELECT {cols} FROM incoming ORDER BY seq;\nSELECT count(*) FROM incoming;\n",
+        Ok(format!(
+            "CREATE TEMP TABLE incoming ({}) ;\nCOPY incoming ({cols}) FROM STDIN;\n{data}\\.\n",
             spec.columns_sql()
+        ))
+    }
+
+    /// Insert the keys `keys.key(i)` for each `(i, seq)` of `rows` (`count`
+    /// of them), in that order, with `seq` as the row's `seq`.
+    pub(crate) fn insert_rows(
+        &self,
+        table: &str,
+        keys: &KeySet,
+        rows: impl Iterator<Item = (usize, u64)>,
+        count: usize,
+        extra: impl Fn(usize) -> Vec<String>,
+    ) -> Result<Inserted> {
+        let load = self.incoming(table, keys, rows, count, extra)?;
+        let cols = self.spec(table)?.column_names().join(", ");
+        let script = format!(
+            "{load}INSERT INTO {table} ({cols}) SELECT {cols} FROM incoming ORDER BY seq;\nSELECT count(*) FROM incoming;\n"
         );
         let t0 = Instant::now();
         let out = self.coordinator.run(&script)?;
@@ -426,12 +471,18 @@ impl PgShards {
     /// The coordinator's plan for `query` (`EXPLAIN (COSTS OFF)`) and the
     /// partitions and shards it scans.
     pub fn explain(&self, query: &str) -> Result<Plan> {
-        let text: String = self
-            .coordinator
-            .rows(&format!("EXPLAIN (COSTS OFF) {query}"))?
-            .into_iter()
-            .map(|r| r.join(",") + "\n")
-            .collect();
+        self.plan(&format!("EXPLAIN (COSTS OFF) {query}"))
+    }
+
+    /// [`explain`](PgShards::explain) with the query run
+    /// (`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)`): each scan
+    /// also says how many rows its shard returned.
+    pub fn explain_analyze(&self, query: &str) -> Result<Plan> {
+        self.plan(&format!("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) {query}"))
+    }
+
+    fn plan(&self, explain: &str) -> Result<Plan> {
+        let text: String = self.coordinator.rows(explain)?.into_iter().map(|r| r.join(",") + "\n").collect();
         let mut where_is = std::collections::BTreeMap::new();
         for t in &self.tables {
             for p in self.partitions(t.name())? {
@@ -441,9 +492,15 @@ impl PgShards {
         let scans = text
             .lines()
             .filter_map(|l| {
-                l.split_once("Foreign Scan on ").map(|(_, rest)| rest.split_whitespace().next().unwrap_or(""))
+                let (before, rest) = l.split_once("Foreign Scan on ")?;
+                // "public.items__p1 items_1 (actual rows=1388 loops=1)" with VERBOSE, "items__p1 items_1" without
+                let rel = rest.split_whitespace().next()?.rsplit('.').next()?;
+                let rows = rest
+                    .split_once("rows=")
+                    .and_then(|(_, r)| r.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok());
+                let shard = where_is.get(rel)?.clone();
+                Some(Scan { partition: rel.to_string(), shard, rows, concurrent: before.trim_end().ends_with("Async") })
             })
-            .filter_map(|rel| where_is.get(rel).map(|s| (rel.to_string(), s.clone())))
             .collect();
         Ok(Plan { text, scans })
     }

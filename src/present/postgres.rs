@@ -28,9 +28,17 @@ pub fn partitions_table(title: &str, parts: &[(Partition, u64)]) -> Table {
 impl Plan {
     /// The partitions the plan scans and their shards, the plan below.
     pub fn table(&self) -> Table {
-        let mut t = Table::new("EXPLAIN on the coordinator: the partitions it scans", ["partition", "shard"]);
-        for (p, s) in &self.scans {
-            t.row([p.clone(), s.clone()]);
+        let ran = self.scans.iter().any(|s| s.rows.is_some());
+        let head: &[&str] =
+            if ran { &["partition", "shard", "scan", "rows returned"] } else { &["partition", "shard", "scan"] };
+        let mut t = Table::new("EXPLAIN on the coordinator: the partitions it scans", head.iter().copied());
+        for s in &self.scans {
+            let how = if s.concurrent { "concurrent (async)" } else { "one after another" };
+            let mut row = vec![s.partition.clone(), s.shard.clone(), how.to_string()];
+            if ran {
+                row.push(s.rows.map_or("—".into(), thousands));
+            }
+            t.row(row);
         }
         t.note(format!("plan: {}", self.text.lines().map(str::trim).collect::<Vec<_>>().join(" · ")));
         t
