@@ -52,7 +52,8 @@
 
 pub use crate::live::client::REPLY_WITHIN;
 use crate::live::client::{Conn, Reply};
-use crate::live::process::{find_program, new_dir, version_text, PortLease, Supervised, HOST, PROBE_WITHIN};
+use crate::live::ports::PortLease;
+use crate::live::process::{find_program, new_dir, version_text, Supervised, HOST, PROBE_WITHIN};
 use crate::schemes::slots::{Slots, SLOT_COUNT};
 use crate::schemes::NodeId;
 use crate::{Error, Result};

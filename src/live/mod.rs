@@ -82,6 +82,7 @@ pub mod pg_rebalance;
 pub mod pg_shards;
 #[cfg(feature = "postgres")]
 pub mod pg_table;
+pub mod ports;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod process;

@@ -42,8 +42,9 @@
 use super::client::{node_error, REPLY_WITHIN};
 use super::http;
 use super::observed::{key_list, Keys, Observed};
+use super::ports::PortLease;
 use super::process::{children_of, find_program, is_root, log_tail, new_dir, next_number, version_text};
-use super::process::{process_alive, system, PortLease, Supervised, HOST};
+use super::process::{process_alive, system, Supervised, HOST};
 use crate::schemes::NodeId;
 use crate::{Error, Result};
 use std::ffi::OsString;

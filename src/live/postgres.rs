@@ -38,9 +38,10 @@
 //! [`Error::ServerFailed`] names the server and carries PostgreSQL's
 //! message.
 
+use crate::live::ports::PortLease;
 use crate::live::process::{
-    find_program, is_root, log_tail, new_dir, new_dir_in, run_to_end_with, version_text, Launch, OsUser, PortLease,
-    Supervised, HOST,
+    find_program, is_root, log_tail, new_dir, new_dir_in, run_to_end_with, version_text, Launch, OsUser, Supervised,
+    HOST,
 };
 use crate::{Error, Result};
 use std::ffi::OsString;

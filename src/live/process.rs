@@ -7,10 +7,8 @@
 //! user's `PATH`); a missing program is [`Error::ProgramMissing`], whose
 //! message names the program and how to install it.
 //!
-//! **Ports.** `PortLease` (crate-internal) hands out a port the kernel says
-//! is free and that no other lease of this process holds, so the Redis
-//! Cluster and the proxies, started at once, never pick the same port. A
-//! Redis Cluster node's lease also holds its bus port, port + 10000.
+//! **Ports** come from [`live::ports`](crate::live::ports): a port the
+//! kernel says is free and no other driver of this process holds.
 //!
 //! **Supervision.** `Supervised::start` runs a program under a watchdog: a
 //! small `sh -c` parent, in a process group of its own, that holds the read
@@ -27,15 +25,12 @@
 //! program (`redis-cli`) the same way and collects its output.
 
 use crate::{Error, Result};
-use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// The only address the servers bind to.
@@ -111,69 +106,6 @@ pub(crate) fn next_number() -> u64 {
     COUNTER.fetch_add(1, Ordering::Relaxed)
 }
 
-/// Ports held by a [`PortLease`] of this process (bus ports included).
-static LEASED: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
-
-/// A port of 127.0.0.1 (with its bus port, for a Redis Cluster node)
-/// reserved in this process until dropped.
-#[derive(Debug)]
-pub(crate) struct PortLease {
-    port: u16,
-    bus: Option<u16>,
-}
-
-impl PortLease {
-    /// A port the kernel just gave out as free and no lease holds.
-    #[cfg(any(test, feature = "proxies", feature = "postgres"))]
-    pub(crate) fn take() -> Result<PortLease> {
-        PortLease::find(false)
-    }
-
-    /// A port `p` as [`take`](PortLease::take) gives, whose cluster bus port
-    /// `p + 10000` is free and unleased too (held by the lease as well).
-    pub(crate) fn take_with_bus() -> Result<PortLease> {
-        PortLease::find(true)
-    }
-
-    fn find(with_bus: bool) -> Result<PortLease> {
-        for _ in 0..200 {
-            let l = TcpListener::bind((HOST, 0)).map_err(system("find a free port"))?;
-            let port = l.local_addr().map_err(system("find a free port"))?.port();
-            let bus = match (with_bus, port.checked_add(10_000)) {
-                (false, _) => None,
-                (true, Some(b)) if TcpListener::bind((HOST, b)).is_ok() => Some(b),
-                (true, _) => continue,
-            };
-            let mut leased = LEASED.lock().unwrap_or_else(|p| p.into_inner());
-            if port < 1_024 || leased.contains(&port) || bus.is_some_and(|b| leased.contains(&b)) {
-                continue;
-            }
-            leased.extend(std::iter::once(port).chain(bus));
-            return Ok(PortLease { port, bus });
-        }
-        let what = if with_bus { "port pair (p, p + 10000)" } else { "port" };
-        Err(Error::System {
-            doing: format!("find a free {what} on {HOST}"),
-            source: std::io::Error::from(std::io::ErrorKind::AddrInUse).into(),
-        })
-    }
-
-    /// The port.
-    pub(crate) fn port(&self) -> u16 {
-        self.port
-    }
-}
-
-impl Drop for PortLease {
-    fn drop(&mut self) {
-        let mut leased = LEASED.lock().unwrap_or_else(|p| p.into_inner());
-        leased.remove(&self.port);
-        if let Some(b) = self.bus {
-            leased.remove(&b);
-        }
-    }
-}
-
 /// A new empty private directory for one program, `reshard-<kind>-<pid>-<n>`
 /// in the temporary directory: the first `n` not taken. (In the evcxr
 /// kernel every cell links its own copy of this crate, so this process's
@@ -239,6 +171,7 @@ pub(crate) struct OsUser {
 
 impl OsUser {
     /// The account `name` from `/etc/passwd`, if there is one.
+    #[cfg(feature = "postgres")]
     pub(crate) fn lookup(name: &str) -> Option<OsUser> {
         let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
         passwd.lines().find_map(|line| {
@@ -512,20 +445,7 @@ pub(crate) fn children_of(pid: u32) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn leases_never_repeat_while_held_bus_ports_included() {
-        let buses: Vec<PortLease> = (0..10).map(|_| PortLease::take_with_bus().unwrap()).collect();
-        let held: Vec<PortLease> = (0..50).map(|_| PortLease::take().unwrap()).collect();
-        let mut ports: BTreeSet<u16> = held.iter().map(PortLease::port).collect();
-        for b in &buses {
-            assert!(ports.insert(b.port()) && ports.insert(b.port() + 10_000), "{b:?} shared");
-        }
-        assert_eq!(ports.len(), 70);
-        drop((held, buses));
-        let leased = LEASED.lock().unwrap();
-        assert!(ports.iter().all(|p| !leased.contains(p)));
-    }
+    use std::collections::BTreeSet;
 
     #[test]
     fn a_missing_program_is_named_with_its_own_install_command() {

@@ -46,7 +46,8 @@
 
 use super::client::{node_error, Conn, Reply, CONNECT_WITHIN, REPLY_WITHIN};
 use super::observed::{key_list, Keys, Observed};
-use super::process::{find_program, log_tail, new_dir, next_number, version_text, PortLease, Supervised};
+use super::ports::PortLease;
+use super::process::{find_program, log_tail, new_dir, next_number, version_text, Supervised};
 use super::process::{system, HOST, PROBE_WITHIN, START_WITHIN};
 use crate::schemes::NodeId;
 use crate::{Error, Result};

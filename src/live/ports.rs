@@ -1,0 +1,95 @@
+//! Ports of 127.0.0.1 the crate's servers listen on.
+//!
+//! `PortLease` (crate-internal) hands out a port the kernel says is free
+//! and that no other lease of this process holds, so the Redis Cluster,
+//! the proxies and the PostgreSQL shards, started at once, never pick the
+//! same port. A Redis Cluster node's lease also holds its bus port,
+//! port + 10000.
+
+use crate::live::process::{system, HOST};
+use crate::{Error, Result};
+use std::collections::BTreeSet;
+use std::net::TcpListener;
+use std::sync::Mutex;
+
+/// Ports held by a [`PortLease`] of this process (bus ports included).
+static LEASED: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+
+/// A port of 127.0.0.1 (with its bus port, for a Redis Cluster node)
+/// reserved in this process until dropped.
+#[derive(Debug)]
+pub(crate) struct PortLease {
+    port: u16,
+    bus: Option<u16>,
+}
+
+impl PortLease {
+    /// A port the kernel just gave out as free and no lease holds.
+    #[cfg(any(test, feature = "proxies", feature = "postgres"))]
+    pub(crate) fn take() -> Result<PortLease> {
+        PortLease::find(false)
+    }
+
+    /// A port `p` as [`take`](PortLease::take) gives, whose cluster bus port
+    /// `p + 10000` is free and unleased too (held by the lease as well).
+    pub(crate) fn take_with_bus() -> Result<PortLease> {
+        PortLease::find(true)
+    }
+
+    fn find(with_bus: bool) -> Result<PortLease> {
+        for _ in 0..200 {
+            let l = TcpListener::bind((HOST, 0)).map_err(system("find a free port"))?;
+            let port = l.local_addr().map_err(system("find a free port"))?.port();
+            let bus = match (with_bus, port.checked_add(10_000)) {
+                (false, _) => None,
+                (true, Some(b)) if TcpListener::bind((HOST, b)).is_ok() => Some(b),
+                (true, _) => continue,
+            };
+            let mut leased = LEASED.lock().unwrap_or_else(|p| p.into_inner());
+            if port < 1_024 || leased.contains(&port) || bus.is_some_and(|b| leased.contains(&b)) {
+                continue;
+            }
+            leased.extend(std::iter::once(port).chain(bus));
+            return Ok(PortLease { port, bus });
+        }
+        let what = if with_bus { "port pair (p, p + 10000)" } else { "port" };
+        Err(Error::System {
+            doing: format!("find a free {what} on {HOST}"),
+            source: std::io::Error::from(std::io::ErrorKind::AddrInUse).into(),
+        })
+    }
+
+    /// The port.
+    pub(crate) fn port(&self) -> u16 {
+        self.port
+    }
+}
+
+impl Drop for PortLease {
+    fn drop(&mut self) {
+        let mut leased = LEASED.lock().unwrap_or_else(|p| p.into_inner());
+        leased.remove(&self.port);
+        if let Some(b) = self.bus {
+            leased.remove(&b);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn leases_never_repeat_while_held_bus_ports_included() {
+        let buses: Vec<PortLease> = (0..10).map(|_| PortLease::take_with_bus().unwrap()).collect();
+        let held: Vec<PortLease> = (0..50).map(|_| PortLease::take().unwrap()).collect();
+        let mut ports: BTreeSet<u16> = held.iter().map(PortLease::port).collect();
+        for b in &buses {
+            assert!(ports.insert(b.port()) && ports.insert(b.port() + 10_000), "{b:?} shared");
+        }
+        assert_eq!(ports.len(), 70);
+        drop((held, buses));
+        let leased = LEASED.lock().unwrap();
+        assert!(ports.iter().all(|p| !leased.contains(p)));
+    }
+}
