@@ -445,7 +445,6 @@ pub(crate) fn children_of(pid: u32) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeSet;
 
     #[test]
     fn a_missing_program_is_named_with_its_own_install_command() {
