@@ -14,6 +14,7 @@ pub mod display;
 pub mod figures;
 pub mod format;
 pub mod hot;
+pub mod indexes;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod live;
