@@ -9,6 +9,7 @@
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod charts;
 pub mod display;
+pub mod fanout;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod figures;
