@@ -205,7 +205,7 @@ pub mod notebook {
     // secondary indexes: local and global, the tail of a query that asks every shard, stale reads
     pub use crate::analysis::{
         postings_key, share_slow, term, AsyncIndex, FanOut, FanOutRun, FanOutSweep, GlobalIndex, IndexKind, IndexQuery,
-        IndexWrite, Latency, LocalIndex, Rows, Simulation, StaleReads,
+        IndexWrite, Latency, LocalIndex, Rows, Simulation, StaleReadSweep,
     };
     #[cfg(feature = "postgres")]
     pub use crate::present::postgres::partitions_table;

@@ -56,7 +56,7 @@ pub use secondary::{GlobalIndex, LocalIndex, TermPostings};
 pub use simulation::Simulation;
 pub use splits::{Arrival, GrownRange, GrowthSettings, RangeGrowth, RangeMove, Sample, Split};
 pub use spread::{ring_share_sd, LoadSpread, SpreadRow};
-pub use stale_reads::{AsyncIndex, StaleReads, StaleRow};
+pub use stale_reads::{AsyncIndex, StaleReadSweep, StaleRow};
 pub use sweep::{salt, Arrangement, ArrangementSweep, ModuloRow, ModuloSweep, VnodeSweep};
 pub use weights::{WeightRow, WeightedShares};
 pub use workload::{Workload, ZipfStream};

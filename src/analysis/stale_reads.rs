@@ -163,7 +163,7 @@ impl AsyncIndex {
     /// [`simulate`](Self::simulate) for each lag, each from the same seed.
     /// Fails on an empty list ([`Error::OutOfRange`]), on a bad lag, and on
     /// all lags' draws together over the limit.
-    pub fn sweep(&self, lags_ms: &[f64], sim: &Simulation) -> Result<StaleReads> {
+    pub fn sweep(&self, lags_ms: &[f64], sim: &Simulation) -> Result<StaleReadSweep> {
         if lags_ms.is_empty() {
             return Err(Error::OutOfRange {
                 what: "list of lags",
@@ -174,20 +174,20 @@ impl AsyncIndex {
         let draws = if self.jitter > 0.0 { 2 } else { 1 };
         sim.check(crate::limits::product(sim.trials(), draws).saturating_mul(lags_ms.len() as u128))?;
         let rows = lags_ms.iter().map(|&l| self.simulate(l, sim)).collect::<Result<Vec<_>>>()?;
-        Ok(StaleReads { index: *self, simulation: *sim, rows })
+        Ok(StaleReadSweep { index: *self, simulation: *sim, rows })
     }
 }
 
 /// Reads through an [`AsyncIndex`] at several lags: exact and simulated.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
-pub struct StaleReads {
+pub struct StaleReadSweep {
     index: AsyncIndex,
     simulation: Simulation,
     rows: Vec<StaleRow>,
 }
 
-impl StaleReads {
+impl StaleReadSweep {
     /// The index.
     pub fn index(&self) -> &AsyncIndex {
         &self.index

@@ -1,6 +1,6 @@
 //! Tables and charts for tail latency: a [`Latency`], a [`FanOut`] (its
 //! quantiles beside one shard's), a simulated [`FanOutRun`] beside the
-//! formula, a [`FanOutSweep`] over shard counts, and the [`StaleReads`] of
+//! formula, a [`FanOutSweep`] over shard counts, and the [`StaleReadSweep`] of
 //! an asynchronously updated index.
 //!
 //! ```
@@ -15,7 +15,7 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
-use crate::analysis::{FanOut, FanOutRun, FanOutSweep, Latency, StaleReads};
+use crate::analysis::{FanOut, FanOutRun, FanOutSweep, Latency, StaleReadSweep};
 #[cfg(feature = "charts")]
 use crate::present::charts::{self as plot, LineChart, Series, Style};
 use crate::present::tables::{shows_as_table, Table};
@@ -180,7 +180,7 @@ impl FanOutSweep {
 }
 shows_as_table!(FanOutSweep);
 
-impl StaleReads {
+impl StaleReadSweep {
     /// One row per lag: the exact chance of a miss beside the simulated
     /// share and its binomial standard deviation.
     pub fn table(&self) -> Table {
@@ -232,7 +232,7 @@ impl StaleReads {
         .subtitle(&format!("drained every {} ms, jitter {} ms", ms(i.period_ms()), ms(i.jitter_ms())))
     }
 }
-shows_as_table!(StaleReads);
+shows_as_table!(StaleReadSweep);
 
 #[cfg(test)]
 mod tests {
