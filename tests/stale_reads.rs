@@ -1,8 +1,8 @@
 //! Reads of an asynchronously updated index against computations written
-//! here: the chance of a miss by averaging the miss rule `φ + lag < period
-//! + d` over a fine grid of phases and drain delays, the edge cases by
-//! hand, and the simulation within a tolerance derived from the binomial
-//! standard deviation.
+//! here: the chance of a miss by averaging the miss rule
+//! `φ + lag < period + d` over a fine grid of phases and drain delays, the
+//! edge cases by hand, and the simulation within a tolerance derived from
+//! the binomial standard deviation.
 
 use reshard::analysis::{AsyncIndex, Simulation};
 use reshard::Error;
