@@ -1,6 +1,7 @@
-//! The tail of a scatter/gather query (DDIA 2nd ed. ch. 7, a local index
-//! asks every shard; "tail latency amplification", ch. 2): a query that
-//! waits for `N` shards is as slow as the slowest.
+//! The tail of a scatter/gather query (DDIA 2nd ed. ch. 7: a query through
+//! a local index asks every shard; DDIA calls the effect "tail latency
+//! amplification"): a query that waits for `N` shards is as slow as the
+//! slowest.
 //!
 //! With shard latencies independent, the fan-out latency is `max` over the
 //! shards, so `P(max ≤ t) = Π Fᵢ(t)` ([`FanOut::cdf`]). Its quantiles use
