@@ -210,6 +210,42 @@ pub enum Error {
         /// Distinct keys in the sample.
         distinct: usize,
     },
+    /// A row key given twice: each row of a table has its own key.
+    DuplicateKey {
+        /// The key, printed (bytes escaped with [`crate::keys::escape`]).
+        key: String,
+        /// The first row with it, counted from 0.
+        first: usize,
+        /// The second row with it.
+        second: usize,
+    },
+    /// The same indexed attribute twice.
+    DuplicateAttribute(String),
+    /// An attribute name or value holds a character the index keys use as
+    /// a separator: a term is `attribute:value`, a postings key
+    /// `attribute:value/rowkey`.
+    ReservedChar {
+        /// What the text is: "attribute name" or "value".
+        what: &'static str,
+        /// The text as given.
+        text: String,
+        /// The character it must not hold.
+        ch: char,
+    },
+    /// A latency distribution with no samples.
+    NoSamples {
+        /// The shard whose list is empty (`None`: a single distribution).
+        shard: Option<usize>,
+    },
+    /// A latency sample that is NaN, infinite or negative.
+    BadSample {
+        /// The shard it belongs to (`None`: a single distribution).
+        shard: Option<usize>,
+        /// Its position in the list, counted from 0.
+        index: usize,
+        /// The sample as given, printed.
+        value: String,
+    },
     /// A parameter is wrong in a way no other variant names (text that
     /// does not parse, plans that do not join up); the message says what to
     /// change.
@@ -389,6 +425,31 @@ impl fmt::Display for Error {
                 grouped(*sample as u128),
                 grouped(*distinct as u128)
             ),
+            Error::DuplicateKey { key, first, second } => write!(
+                f,
+                "row key \"{key}\" appears twice (rows {first} and {second}): every row needs its own key; drop or \
+                 rename one"
+            ),
+            Error::DuplicateAttribute(a) => {
+                write!(f, "attribute {a:?} is indexed twice: give each attribute once")
+            }
+            Error::ReservedChar { what, text, ch } => write!(
+                f,
+                "{what} {text:?} holds {ch:?}, which separates the parts of an index key (a term is \
+                 attribute:value, a postings key attribute:value/rowkey): use another character"
+            ),
+            Error::NoSamples { shard } => match shard {
+                Some(s) => write!(f, "shard {s} has no latency samples: give each shard at least 1 sample"),
+                None => write!(f, "no latency samples: give at least 1"),
+            },
+            Error::BadSample { shard, index, value } => {
+                let of = shard.map_or(String::new(), |s| format!(" of shard {s}"));
+                write!(
+                    f,
+                    "latency sample {index}{of} is {value}: a latency is a finite number of milliseconds ≥ 0; drop it \
+                     or fix the measurement"
+                )
+            }
             Error::Invalid(msg) => f.write_str(msg),
             Error::ProgramMissing { program, install } => {
                 let looked = match *program {

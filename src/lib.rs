@@ -20,7 +20,10 @@
 //!   ([`LoadReport`]), sweeps over arrangements and parameters, all schemes
 //!   side by side; requests per node under a skewed [`Workload`]
 //!   ([`RequestLoad`]), hot keys, failures, and replica copies moved
-//!   ([`CopyMovement`]);
+//!   ([`CopyMovement`]); secondary indexes, local and global
+//!   ([`LocalIndex`](analysis::LocalIndex), [`GlobalIndex`](analysis::GlobalIndex)), the
+//!   tail of a query that asks every shard ([`FanOut`](analysis::FanOut)) and reads
+//!   of an index updated late ([`AsyncIndex`](analysis::AsyncIndex));
 //! * [`present`] — tables and their display in the evcxr Jupyter kernel
 //!   ([`show!`] shows several in one cell), and charts drawn with plotters
 //!   (feature `charts`).
@@ -199,6 +202,11 @@ pub mod notebook {
     };
     // range sharding: a table that grows and splits, and what a scan costs
     pub use crate::analysis::{Arrival, Boundary, GrowthSettings, RangeGrowth, RangeLayout, RangeQuery};
+    // secondary indexes: local and global, the tail of a query that asks every shard, stale reads
+    pub use crate::analysis::{
+        postings_key, share_slow, term, AsyncIndex, FanOut, FanOutRun, FanOutSweep, GlobalIndex, IndexKind, IndexQuery,
+        IndexWrite, Latency, LocalIndex, Rows, Simulation, StaleReadSweep,
+    };
     #[cfg(feature = "postgres")]
     pub use crate::present::postgres::partitions_table;
     pub use crate::{keys_changing_shard, modulo_rule};

@@ -4,7 +4,7 @@
 //! `random.Random(42)` and `shuffle`. To reproduce its 89,813 exactly, this
 //! module implements the same Mersenne Twister (MT19937), seeded the way
 //! CPython seeds an integer (`init_by_array` over its 32-bit words), and
-//! the same `getrandbits`, `randbelow` and `shuffle`.
+//! the same `getrandbits`, `randbelow`, `random` and `shuffle`.
 //!
 //! ```
 //! use reshard::PyRandom;
@@ -22,7 +22,7 @@ use crate::{Error, Result};
 const N: usize = 624;
 const M: usize = 397;
 
-/// MT19937 with CPython's seeding, `getrandbits`, `randbelow` and `shuffle`.
+/// MT19937 with CPython's seeding, `getrandbits`, `randbelow`, `random` and `shuffle`.
 #[derive(Clone)]
 pub struct PyRandom {
     mt: [u32; N],
@@ -168,6 +168,22 @@ impl PyRandom {
         }
     }
 
+    /// Python's `random()`: a float in `[0, 1)` on the grid of 2^53 steps,
+    /// `(a · 2^26 + b) / 2^53` with `a` the top 27 bits of one output and
+    /// `b` the top 26 of the next, as CPython's `random_random`.
+    ///
+    /// ```
+    /// use reshard::PyRandom;
+    /// // Python: r = random.Random(42); r.random(), r.random()
+    /// let mut r = PyRandom::new(42);
+    /// assert_eq!((r.random(), r.random()), (0.6394267984578837, 0.025010755222666936));
+    /// ```
+    pub fn random(&mut self) -> f64 {
+        let a = self.next_u32() >> 5;
+        let b = self.next_u32() >> 6;
+        (f64::from(a) * 67_108_864.0 + f64::from(b)) * (1.0 / 9_007_199_254_740_992.0)
+    }
+
     /// Python's `shuffle(x)`: for `i` from `len − 1` down to 1, swap `x[i]`
     /// with `x[randbelow(i + 1)]`. Slices longer than 2^32 draw 33 bits or
     /// more per swap, as Python does for such lists.
@@ -194,5 +210,13 @@ mod tests {
         let mut r = PyRandom::new(7);
         let got: Vec<u64> = (0..3).map(|_| r.below(1 << 40)).collect();
         assert_eq!(got, [868_231_286_071, 105_874_957_392, 208_460_025_899]);
+    }
+
+    #[test]
+    fn random_is_pythons() {
+        // python3: r = random.Random(7); r.random()
+        assert_eq!(PyRandom::new(7).random(), 0.32383276483316237);
+        let mut r = PyRandom::new(1);
+        assert!((0..10_000).map(|_| r.random()).all(|x| (0.0..1.0).contains(&x)));
     }
 }

@@ -356,6 +356,71 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: CASES, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn indexes_and_tails(names in names(), values in prop::collection::vec(name(), 0..8), attr in name(),
+                         key in name(), samples in prop::collection::vec(float(), 0..12), x in float(),
+                         y in float(), p in float(), n in count(), trials in count(), seed in big_u64()) {
+        no_panic("Rows", || {
+            let keys = KeySet::from_keys(&values).unwrap();
+            let rows = Rows::new(&keys).and_then(|r| r.with_attribute(&attr, values.iter().rev()));
+            let layout = KeyRanges::named(names.clone()).and_then(|r| r.with_boundaries(&values));
+            if let (Ok(rows), Ok(layout)) = (rows, layout) {
+                let _ = (rows.to_string(), rows.postings_keys(), rows.value(n, &attr), rows.terms());
+                if let Ok(l) = LocalIndex::build(&rows, &layout) {
+                    let _ = (l.query(&attr, &key).map(|q| q.to_string()), l.insert(&key, [&key]).map(|w| w.to_string()));
+                    let _ = (l.insert(&key, std::iter::repeat("v")), l.to_string());
+                }
+                if let Ok(g) = GlobalIndex::build(&rows, &layout, &layout) {
+                    let _ = (g.query(&attr, &key).map(|q| q.to_string()), g.insert(&key, [&key]).map(|w| w.to_string()));
+                    let _ = (g.to_string(), g.terms_table().to_string(), g.query(&key, &attr));
+                }
+            }
+        })?;
+        no_panic("Latency", || {
+            for l in [Latency::from_samples(&samples), Latency::two_point(x, y, p)].into_iter().flatten() {
+                let _ = (l.cdf(x), l.share_slower(y), l.quantile(p), l.mean(), l.to_string());
+                if let Ok(f) = FanOut::copies(&l, n.min(50)) {
+                    let _ = (f.cdf(x), f.quantile(p), f.p99(), f.to_string());
+                    let _ = f.simulate(&Simulation::new(trials.min(200)).seed(seed)).map(|r| (r.p50(), r.to_string()));
+                }
+                let _ = FanOutSweep::run(&l, &[n.min(9), 1], x, &Simulation::new(trials.min(100))).map(|s| s.to_string());
+            }
+            let _ = FanOut::from_samples(&[samples.clone(), vec![x, y]]).and_then(|f| f.quantile(p));
+            let _ = share_slow(p, seed);
+        })?;
+        no_panic("AsyncIndex", || {
+            if let Ok(i) = AsyncIndex::new(x).and_then(|i| i.with_jitter(y)) {
+                let _ = (i.miss_probability(p), i.miss_probability(x), i.simulate(p, &Simulation::new(trials.min(200))));
+                let _ = i.sweep(&[p, x, y], &Simulation::new(trials.min(100)).seed(seed)).map(|s| s.to_string());
+                let m = i.miss_probability(p.abs()).unwrap_or(0.5);
+                assert!((0.0..=1.0).contains(&m), "{m}");
+            }
+        })?;
+    }
+}
+
+#[test]
+fn tails_are_refused_at_once_when_over_the_limits() {
+    let start = std::time::Instant::now();
+    let l = Latency::two_point(1.0, 2.0, 0.5).unwrap();
+    assert!(matches!(FanOut::copies(&l, usize::MAX), Err(Error::TooLarge { .. })));
+    assert!(matches!(FanOut::new(std::iter::repeat(l.clone())), Err(Error::TooLarge { .. })));
+    let f = FanOut::copies(&l, 4096).unwrap();
+    assert!(matches!(f.simulate(&Simulation::new(usize::MAX)), Err(Error::TooLarge { .. })));
+    let sweep = FanOutSweep::run(&l, &[usize::MAX, 1], 1.0, &Simulation::new(usize::MAX));
+    assert!(matches!(sweep, Err(Error::TooLarge { .. })));
+    let i = AsyncIndex::new(f64::MIN_POSITIVE).unwrap().with_jitter(1e15).unwrap();
+    assert_eq!(i.miss_probability(0.0).unwrap(), 1.0);
+    assert!(matches!(i.simulate(1.0, &Simulation::new(usize::MAX)), Err(Error::TooLarge { .. })));
+    // one entry over the limit of index entries: refused before a value is read
+    let rows = Rows::new(&KeySet::plain(20_000_001)).unwrap();
+    assert!(matches!(rows.with_attribute("a", std::iter::repeat("v")), Err(Error::TooLarge { asked: 20_000_001, .. })));
+    assert!(start.elapsed().as_secs() < 5);
+}
+
 // One plain test per case a reviewer found: each gives a typed error or the
 // right answer at once.
 

@@ -9,11 +9,13 @@
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod charts;
 pub mod display;
+pub mod fanout;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod figures;
 pub mod format;
 pub mod hot;
+pub mod indexes;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod live;

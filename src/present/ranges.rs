@@ -41,7 +41,13 @@ fn shown(n: usize) -> Vec<Option<usize>> {
 
 /// Fill `t` with one row per shown item (a "…" row for the gap) and say
 /// in a note how many there are when some are left out.
-fn fill(t: &mut Table, n: usize, what: &str, cols: usize, mut row: impl FnMut(usize) -> Vec<String>) -> Option<String> {
+pub(crate) fn fill(
+    t: &mut Table,
+    n: usize,
+    what: &str,
+    cols: usize,
+    mut row: impl FnMut(usize) -> Vec<String>,
+) -> Option<String> {
     for i in shown(n) {
         match i {
             Some(i) => t.row(row(i)),
@@ -82,7 +88,7 @@ fn per_node(nodes: &[String], counts: &[usize]) -> String {
     nodes.iter().zip(counts).map(|(n, c)| format!("{n} {}", thousands(*c as u64))).collect::<Vec<_>>().join(" · ")
 }
 
-fn with_note(mut t: Table, parts: Vec<Option<String>>) -> Table {
+pub(crate) fn with_note(mut t: Table, parts: Vec<Option<String>>) -> Table {
     let note: Vec<String> = parts.into_iter().flatten().collect();
     if !note.is_empty() {
         t.note(note.join("; "));

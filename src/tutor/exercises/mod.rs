@@ -19,8 +19,9 @@
 //! ```
 
 // One exercise per lab: 01 ring, 02 rendezvous, 03 shards, 04 jump, 05 bounded, 06 keyslot,
-// 07 replicas, 08 nginx; ranges for the range-sharding lab.
+// 07 replicas, 08 nginx; ranges for the range-sharding lab, fanout for the secondary-index lab.
 pub mod bounded;
+pub mod fanout;
 pub mod jump;
 pub mod keyslot;
 pub mod nginx;
@@ -31,6 +32,7 @@ pub mod ring;
 pub mod shards;
 
 pub use bounded::bounded_owner;
+pub use fanout::fanout_quantile;
 pub use jump::jump_hash;
 pub use keyslot::key_slot;
 pub use nginx::nginx_backend;
