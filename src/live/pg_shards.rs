@@ -20,7 +20,7 @@
 //! * `SELECT count(*)` on each shard directly ([`PgShards::rows_per_shard`])
 //!   says where each row really is.
 //!
-//! The table's columns and ranges are a [`TableSpec`](crate::live::TableSpec)
+//! The table's columns and ranges are a [`TableSpec`]
 //! ([`live::pg_table`](crate::live::pg_table)); a partition splits on the
 //! live servers with [`PgShards::split`] ([`live::pg_rebalance`](crate::live::pg_rebalance)).
 //!

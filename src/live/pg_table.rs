@@ -251,7 +251,7 @@ impl TableSpec {
     }
 
     /// The same table with one more column, `name` of SQL type `sql_type`
-    /// (`text`, `integer`, `bigint`, `boolean`, …): [`PgShards::insert_with`]
+    /// (`text`, `integer`, `bigint`, `boolean`, …): [`PgShards::insert_with`](crate::live::PgShards::insert_with)
     /// fills it.
     pub fn column(mut self, name: &str, sql_type: &str) -> Result<TableSpec> {
         check_identifier("column name", name)?;
