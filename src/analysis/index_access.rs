@@ -174,6 +174,31 @@ impl IndexWrite {
         self.writes.iter().map(|w| w.node.as_str()).collect()
     }
 
+    /// Rows written on each of `nodes` (the row itself, and each index
+    /// entry), in their order: 0 for a node the insert does not touch.
+    ///
+    /// ```
+    /// use reshard::analysis::{LocalIndex, Rows};
+    /// use reshard::prelude::*;
+    /// let rows = Rows::new(&KeySet::new("k", 2))?.with_attribute("colour", ["red", "blue"])?;
+    /// let local = LocalIndex::build(&rows, KeyRanges::named(letters("AB"))?.with_boundaries(["k1"])?)?;
+    /// let w = local.insert("k9", ["red"])?; // "k9" sorts after "k1": B
+    /// assert_eq!(w.rows_per_node(&letters("AB")), [0, 2]); // the row and its entry
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn rows_per_node<S: AsRef<str>>(&self, nodes: &[S]) -> Vec<u64> {
+        nodes
+            .iter()
+            .map(|n| {
+                self.writes
+                    .iter()
+                    .filter(|w| w.node == n.as_ref())
+                    .map(|w| w.entries.len() as u64 + u64::from(w.row.is_some()))
+                    .sum()
+            })
+            .collect()
+    }
+
     /// Index entries written, all shards together (one per attribute).
     pub fn entries(&self) -> usize {
         self.writes.iter().map(|w| w.entries.len()).sum()

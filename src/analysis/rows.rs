@@ -112,6 +112,39 @@ impl Rows {
         Ok(Rows { keys: keys.clone(), attributes: Vec::new() })
     }
 
+    /// The same rows with several attributes at once: `values(key)` gives
+    /// a row's values, one per name in `names`, in that order. Fails as
+    /// [`with_attribute`](Rows::with_attribute) does, and when `values`
+    /// gives a row another count of values ([`Error::LengthMismatch`]).
+    ///
+    /// ```
+    /// use reshard::analysis::Rows;
+    /// use reshard::KeySet;
+    /// let rows = Rows::new(&KeySet::new("car", 2))?
+    ///     .with_attributes(&["colour", "city"], |key| vec![format!("{key}-red"), "oslo".into()])?;
+    /// assert_eq!(rows.value(1, "colour"), Some("car1-red"));
+    /// assert_eq!(rows.value(0, "city"), Some("oslo"));
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn with_attributes<F>(self, names: &[&str], values: F) -> Result<Rows>
+    where
+        F: Fn(&str) -> Vec<String>,
+    {
+        let all: Vec<Vec<String>> = self.keys().iter().map(|k| values(&k)).collect();
+        if let Some(bad) = all.iter().find(|v| v.len() != names.len()) {
+            return Err(Error::LengthMismatch {
+                what: "attribute values for a row",
+                expected: names.len(),
+                given: bad.len(),
+            });
+        }
+        let mut rows = self;
+        for (a, name) in names.iter().enumerate() {
+            rows = rows.with_attribute(name, all.iter().map(|v| v[a].as_str()))?;
+        }
+        Ok(rows)
+    }
+
     /// The same rows with one more indexed attribute, `values` holding the
     /// value of each row in key-set order (exactly one per row).
     ///

@@ -56,6 +56,11 @@ pub struct Check {
     pub theory: Option<Theory>,
     /// Why the document's figure is wrong, when it is.
     pub corrected: Option<String>,
+    /// For a figure that changes from run to run ([`Check::share_within`]):
+    /// the predicted value and how far a run may stray from it. The row
+    /// then matches when the measurement is within, not when the two print
+    /// the same.
+    pub within: Option<(f64, f64)>,
 }
 
 /// What a formula expects for this run's parameters: `expected ± tolerance`
@@ -109,7 +114,27 @@ impl Check {
             params: Params::new(),
             theory: None,
             corrected: None,
+            within: None,
         }
+    }
+
+    /// A share that changes from run to run (a latency, a race) beside its
+    /// prediction: ✓ when the measurement lies within `tolerance` of
+    /// `predicted` (both fractions), ≠ otherwise. The reference column says
+    /// the tolerance, so a reader sees how loose the check is, and why
+    /// (`why`, e.g. "3σ of 1,000 queries").
+    ///
+    /// ```
+    /// use reshard::Check;
+    /// let c = Check::share_within("slow fan-out queries", 0.0394, 0.0186, "3σ of 1,000 queries", 0.045);
+    /// assert!(c.matches());
+    /// assert_eq!(c.document, "3.9% ± 1.9 points (3σ of 1,000 queries)");
+    /// assert!(!Check::share_within("x", 0.0394, 0.0186, "3σ", 0.08).matches());
+    /// ```
+    pub fn share_within(label: impl Into<String>, predicted: f64, tolerance: f64, why: &str, measured: f64) -> Self {
+        let document = format!("{:.1}% ± {:.1} points ({why})", 100.0 * predicted, 100.0 * tolerance);
+        let shown = not_finite(measured).unwrap_or_else(|| format!("{:.1}%", 100.0 * measured));
+        Check { value: Some(measured), within: Some((predicted, tolerance)), ..Check::new(label, document, shown) }
     }
 
     /// A count, printed with thousands separators.
@@ -214,9 +239,14 @@ impl Check {
         self
     }
 
-    /// True when the two print the same.
+    /// True when the two print the same (for [`Check::share_within`]: when
+    /// the measurement lies within the tolerance).
     pub fn matches(&self) -> bool {
-        self.document == self.measured
+        match (self.within, self.value) {
+            (Some((p, tol)), Some(v)) => v.is_finite() && (v - p).abs() <= tol,
+            (Some(_), None) => false,
+            _ => self.document == self.measured,
+        }
     }
 
     /// How the row ends.

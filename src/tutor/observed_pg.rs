@@ -15,7 +15,7 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
-use crate::analysis::{Boundary, RangeGrowth, RangeQuery};
+use crate::analysis::{Boundary, IndexQuery, RangeGrowth, RangeQuery};
 use crate::keys::KeySet;
 use crate::live::{Bound, Plan, Replayed, Step};
 use crate::schemes::{Key, Locate};
@@ -72,6 +72,25 @@ impl Checks {
         let got = plan.shards(names);
         let mut c = Checks::predicted(title);
         c.push(Check::count("shards touched", want.len() as u64, got.len() as u64));
+        c.push(Check::new("which", want.join(", "), got.join(", ")));
+        c
+    }
+
+    /// The shards an index lookup asks first (the [`IndexQuery`]'s index
+    /// step: every shard under a local index, the term's postings shards
+    /// under a global one) beside the shards PostgreSQL's plan scans, of
+    /// `all` the shards.
+    pub fn index_shards<S: AsRef<str>>(
+        title: impl Into<String>,
+        predicted: &IndexQuery,
+        plan: &Plan,
+        all: &[S],
+    ) -> Checks {
+        let all: Vec<String> = all.iter().map(|s| s.as_ref().to_string()).collect();
+        let want: Vec<&str> = predicted.index_step().iter().map(|s| s.node.as_str()).collect();
+        let got = plan.shards(&all);
+        let mut c = Checks::predicted(title);
+        c.push(Check::count("shards asked", want.len() as u64, got.len() as u64));
         c.push(Check::new("which", want.join(", "), got.join(", ")));
         c
     }

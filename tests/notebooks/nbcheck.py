@@ -251,12 +251,29 @@ def check_prose_numbers(nb, name: str, where: str = "by any code cell in this ru
 # Entry points
 # ----------------------------------------------------------------------------
 
+WITHIN_TAG = "within-tolerance"
+
+
+def check_tolerances(nb, name: str) -> list[str]:
+    """A cell tagged `within-tolerance` sets a figure that changes from run to run (a latency, a race)
+    beside its prediction with a stated tolerance: its output is not compared (tag it `run-dependent`
+    too), but a fresh run must show no ≠, so a run outside the tolerance fails the test."""
+    problems = []
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and WITHIN_TAG in cell.get("metadata", {}).get("tags", []):
+            shown = "\n".join(text for _, _, text in normalized_outputs(cell))
+            if "≠" in shown:
+                row = next((l for l in shown.splitlines() if "≠" in l), "")
+                problems.append(f"{name}: cell {i} is outside its stated tolerance this run: {row.strip()[:160]}")
+    return problems
+
+
 def check_notebook(path, cwd=None) -> list[str]:
     """Run the notebook and return all problems (empty list = pass).
     A failing cell raises nbrun.NotebookRunError."""
     name = nbrun._rel(Path(path))
     committed, fresh, _ = nbrun.execute(path, cwd=cwd)
-    return compare_outputs(committed, fresh, name) + check_prose_numbers(fresh, name)
+    return compare_outputs(committed, fresh, name) + check_prose_numbers(fresh, name) + check_tolerances(fresh, name)
 
 
 def assert_notebook_ok(path, cwd=None) -> None:

@@ -19,6 +19,9 @@ Cell tags (JupyterLab: property inspector -> Cell Tags) carry the structure:
               edition (`make handouts`) drops it (a Why becomes an empty
               "Why?" box); every Predict needs one before the next Predict.
   run-dependent  output not compared (see README.md)
+  within-tolerance  a run-dependent check of a figure that changes from run to run against its
+              prediction with a stated tolerance (`Check::share_within`): a fresh run showing ≠
+              fails the notebook test (nbcheck.check_tolerances); it must also be run-dependent
 
 Rules (each message says what to change):
   - the title (the first `# ` heading) asks a question: it ends with "?";
@@ -514,6 +517,8 @@ def problems(path: Path, lab: bool | None = None) -> list[str]:
             for pattern, use in CODE_VOCABULARY.items():
                 if re.search(pattern, src):
                     say(i, f"code uses {re.search(pattern, src).group(0)!r}: call it {use}")
+            if "within-tolerance" in t and "run-dependent" not in t:
+                say(i, "a `within-tolerance` cell's figures change from run to run: tag it `run-dependent` too")
             for out in c.get("outputs", []):
                 for body in output_texts(out):
                     wide = [l for l in body.splitlines() if len(l) > MAX_OUTPUT_COLS]

@@ -156,3 +156,20 @@ def test_long_text_difference_is_truncated():
     assert "committed 9000 chars, fresh 9000 chars" in msg
     assert "-<p>x</p>" in msg and "+<p>y</p>" in msg
     assert len(msg) < 1000
+
+
+def test_a_run_outside_its_stated_tolerance_fails():
+    def nb_with(text, tags):
+        nb = nbformat.v4.new_notebook()
+        c = nbformat.v4.new_code_cell("checks")
+        c.metadata["tags"] = tags
+        c.outputs = [nbformat.v4.new_output("stream", name="stdout", text=text)]
+        nb.cells = [c]
+        return nb
+    inside = "slow queries  3.9% ± 1.9 points (3σ)  4.4%  ✓\n"
+    outside = "slow queries  3.9% ± 1.9 points (3σ)  7.1%  ≠\n"
+    tags = ["run-dependent", "within-tolerance"]
+    assert nbcheck.check_tolerances(nb_with(inside, tags), "x") == []
+    found = nbcheck.check_tolerances(nb_with(outside, tags), "x")
+    assert len(found) == 1 and "outside its stated tolerance" in found[0] and "7.1%" in found[0]
+    assert nbcheck.check_tolerances(nb_with(outside, ["run-dependent"]), "x") == []  # not a tolerance check

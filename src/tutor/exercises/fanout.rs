@@ -197,9 +197,7 @@ pub fn fanout_quantile<F: Fn(&[Vec<f64>], f64) -> f64>(yours: F) -> Report {
         let answer = FanOut::from_samples(&c.shards).and_then(|f| f.quantile(c.q));
         (describe(c), answer.unwrap_or(f64::NAN))
     });
-    Report::compare("fanout_quantile: the q-quantile of the max over shards", expected, |i| {
-        yours(&cases[i].shards, cases[i].q)
-    })
+    Report::compare("fanout_quantile, the fan-out's quantile", expected, |i| yours(&cases[i].shards, cases[i].q))
 }
 
 #[cfg(test)]
