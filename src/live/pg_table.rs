@@ -24,6 +24,10 @@ use crate::live::postgres::{check_identifier, literal};
 use crate::{Error, HashWidth, Result};
 use std::fmt;
 
+/// The most ranges (partitions) one table has: each is a table on its
+/// shard and a foreign table on the coordinator.
+pub const MAX_PARTITIONS: usize = 10_000;
+
 /// One end of a partition's range, as PostgreSQL writes it in
 /// `FOR VALUES FROM (…) TO (…)`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -158,13 +162,13 @@ impl TableSpec {
     {
         check_identifier("table name", name)?;
         let ranges: Vec<(Bound, Bound, String)> =
-            ranges.into_iter().take(crate::limits::MAX_SHARDS as usize).map(|(a, b, s)| (a, b, s.into())).collect();
+            ranges.into_iter().take(MAX_PARTITIONS + 1).map(|(a, b, s)| (a, b, s.into())).collect();
         let problem = |p: String| Err(Error::Invalid(format!("table {name}: {p}")));
         if ranges.is_empty() {
             return problem("no ranges: give at least one, from Bound::Min to Bound::Max".into());
         }
-        if ranges.len() > 10_000 {
-            return problem(format!("{} ranges: give at most 10,000 (each is a partition)", ranges.len()));
+        if ranges.len() > MAX_PARTITIONS {
+            return problem(format!("more than {MAX_PARTITIONS} ranges: give at most that many (each is a partition)"));
         }
         let (first, last) = (&ranges[0].0, &ranges[ranges.len() - 1].1);
         if *first != Bound::Min || *last != Bound::Max {
@@ -384,5 +388,43 @@ mod tests {
         assert!(spec.clone().column("key", "text").is_err());
         assert!(spec.clone().column("colour", "varchar(3); drop").is_err());
         assert_eq!(spec.column("colour", "text").unwrap().column_names(), ["key", "h", "seq", "colour"]);
+    }
+
+    #[test]
+    fn hostile_specs_are_refused_not_panicked() {
+        let bounds = [
+            Bound::Min,
+            Bound::Max,
+            Bound::text(""),
+            Bound::text("\0"),
+            Bound::text("'; DROP TABLE x; --"),
+            Bound::text("é\u{10ffff}"),
+            Bound::text("z".repeat(10_000)),
+            Bound::Int(i64::MIN),
+            Bound::Int(-1),
+            Bound::Int(i64::MAX),
+        ];
+        let names = ["", "t", "T", "1", "a-b", "_", "tbl_ok", "é", &"x".repeat(41)];
+        for name in names {
+            for a in &bounds {
+                for b in &bounds {
+                    for c in &bounds {
+                        let r = [(a.clone(), b.clone(), "A"), (b.clone(), c.clone(), "B")];
+                        let _ = TableSpec::by_key(name, r.clone());
+                        let _ = TableSpec::by_hash(name, r);
+                    }
+                }
+            }
+        }
+        let spec = TableSpec::by_key("t", [(Bound::Min, Bound::Max, "A")]).unwrap();
+        for (col, ty) in [("", "text"), ("x", ""), ("x", "text; drop"), ("h", "text"), ("é", "text"), ("ok", "bigint")]
+        {
+            let _ = spec.clone().column(col, ty);
+        }
+        for s in ["", "'", "''", "'a", "MIN", "'1'::bigint", "1e9", "99999999999999999999", "'x''", "(')"] {
+            let _ = (Bound::parse(s, RangeOf::Key), Bound::parse(s, RangeOf::Hash), split_bounds(s));
+        }
+        assert!(TableSpec::by_key("t", std::iter::repeat((Bound::Min, Bound::Max, "A"))).is_err());
+        // endless
     }
 }

@@ -33,6 +33,25 @@ pub fn bar_chart<G: AsRef<str>, S: AsRef<str>>(
     }
 }
 
+/// [`bar_chart`] of counts (rows, keys, writes): each series a name and its
+/// counts (a `Vec<u64>`, a slice, an array), one per group.
+///
+/// ```
+/// use reshard::present::charts::counts_chart;
+/// let c = counts_chart("rows per shard", "rows", &["A", "B"], &[("rows", &[3u64, 5][..])]);
+/// assert!(c.build().svg().contains("rows per shard"));
+/// ```
+pub fn counts_chart<G: AsRef<str>, S: AsRef<str>, V: AsRef<[u64]>>(
+    title: &str,
+    y_label: &str,
+    groups: &[G],
+    series: &[(S, V)],
+) -> BarChart {
+    let series: Vec<(&str, Vec<f64>)> =
+        series.iter().map(|(n, v)| (n.as_ref(), v.as_ref().iter().map(|&c| c as f64).collect())).collect();
+    bar_chart(title, y_label, groups, &series)
+}
+
 builder_common!(BarChart);
 
 impl BarChart {

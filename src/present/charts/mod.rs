@@ -274,7 +274,7 @@ mod line;
 mod ring;
 mod shard_map;
 
-pub use bar::{bar_chart, BarChart};
+pub use bar::{bar_chart, counts_chart, BarChart};
 pub use heatmap::{heatmap, Heatmap, Scale};
 pub use histogram::{histogram, Histogram};
 pub use line::{line_chart, LineChart};
