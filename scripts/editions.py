@@ -55,7 +55,8 @@ HOW_TO_USE = {
     "learner": (
         "**How to use (your copy).** This copy is yours, with the answers collapsed. At each "
         "Predict, think first, then write your guess on the first line of the cell below it "
-        "(`Guess::percent(9.0)` or `Guess::count(120)`) and run that cell. Then click a collapsed "
+        "(`Guess::percent(p)` for p percent, `Guess::count(n)` for a count) and run that cell. "
+        "Then click a collapsed "
         "cell (the bar at its left) to reveal the answer and its Why. Your guesses are kept in a "
         "file beside this notebook and tabled at the end, under \"Your predictions\"."
     ),

@@ -36,7 +36,7 @@ follows *Designing Data-Intensive Applications* (Kleppmann & Riccomini), ch. 7 "
 three short documents written around it, each cited by its title in its notebook.
 
 **How to read.** Open the notebooks in order. Each step asks you to **predict** first and asks
-for your guess on the first line of the next cell (`let guess_… = Guess::percent(9.0);`), whose
+for your guess on the first line of the next cell (`let guess_… = Guess::percent(p);`), whose
 rest **observes** (a short call into the crate that prints your guess beside the measurement), then
 explains **why**. Each lab is about an hour; its first cell says what it assumes (the labs before
 it) and which sections of DDIA ch. 7 it covers. Every lab has one parameters cell near the top:

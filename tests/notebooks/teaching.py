@@ -565,7 +565,7 @@ def problems(path: Path, lab: bool | None = None) -> list[str]:
             say(i + 1, "a `guess` cell is kept in the student edition: it can't also be an `answer`")
         elif not re.match(r"\s*let\b[^\n]*\bGuess::", first_code_line(text(nxt["source"]))):
             say(i + 1, "a `guess` cell opens with the guess, so the reader sees where to write it: "
-                       "make its first line `let guess_… = Guess::none(); // e.g. Guess::percent(9.0)`")
+                       "make its first line `let guess_… = Guess::none(); // guess first: …, as Guess::percent(…)`")
         end = predicts[k + 1] if k + 1 < len(predicts) else len(cells)
         if not any("answer" in tags(cells[j]) for j in range(i + 1, end)):
             say(i, "no `answer` cell (a Why) between this Predict and the next: tag the cell that answers it")
