@@ -29,7 +29,31 @@ pub fn pct(share: f64, decimals: usize) -> String {
     if !v.is_finite() {
         return "–".to_string();
     }
-    format!("{}%", signed(v, format!("{:.*}", decimals.min(MAX_DECIMALS), v.abs())))
+    format!("{}%", signed(v, rounded(v.abs(), decimals.min(MAX_DECIMALS))))
+}
+
+/// `v` (≥ 0) with `decimals` digits, an exact decimal half rounded up as a
+/// person rounds it: 10,990 of 20,000 keys is 54.95%, which an `f64` holds
+/// as 54.9499999…, and prints as 55.0%, not 54.9%. A value within a
+/// billionth of a half (relative) is taken for that half.
+///
+/// ```
+/// use reshard::present::pct;
+/// assert_eq!(pct(10_990.0 / 20_000.0, 1), "55.0%");
+/// assert_eq!(pct(0.54949, 1), "54.9%");
+/// assert_eq!(pct(0.125, 1), "12.5%");
+/// assert_eq!(pct(0.12345, 2), "12.35%");
+/// ```
+fn rounded(v: f64, decimals: usize) -> String {
+    if decimals <= 15 {
+        let scale = 10f64.powi(decimals as i32);
+        let scaled = v * scale;
+        let below = scaled.floor();
+        if scaled < 1e15 && ((scaled - below) - 0.5).abs() <= 1e-9 * scaled.max(1.0) {
+            return format!("{:.*}", decimals, (below + 1.0) / scale);
+        }
+    }
+    format!("{:.*}", decimals, v)
 }
 
 /// `digits` (of `|v|`) with a minus sign when `v` is negative and the
@@ -57,7 +81,7 @@ pub fn fixed(v: f64, decimals: usize) -> String {
     if !v.is_finite() {
         return "–".to_string();
     }
-    let s = format!("{:.*}", decimals.min(MAX_DECIMALS), v.abs());
+    let s = rounded(v.abs(), decimals.min(MAX_DECIMALS));
     let (int, frac) = s.split_once('.').map_or((s.as_str(), None), |(i, f)| (i, Some(f)));
     let mut out = group_digits(int);
     if let Some(f) = frac {
