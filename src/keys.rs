@@ -428,17 +428,13 @@ pub fn unescape_into(text: &[u8], out: &mut Vec<u8>) -> Result<()> {
                     rest = &rest[4..];
                 }
                 _ => {
-                    let bad = String::from_utf8_lossy(&rest[..rest.len().min(4)]);
-                    return Err(Error::Invalid(format!(
-                        "{bad:?} is not a byte escape: write \\x and exactly two hex digits, e.g. \\xff"
-                    )));
+                    let text = String::from_utf8_lossy(&rest[..rest.len().min(4)]).into_owned();
+                    return Err(Error::BadEscape { text });
                 }
             },
             _ => {
-                let bad = String::from_utf8_lossy(&rest[..rest.len().min(2)]);
-                return Err(Error::Invalid(format!(
-                    "{bad:?} is not an escape: write \\\\ for a backslash or \\xHH for a byte"
-                )));
+                let text = String::from_utf8_lossy(&rest[..rest.len().min(2)]).into_owned();
+                return Err(Error::BadEscape { text });
             }
         }
     }

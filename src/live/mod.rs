@@ -109,6 +109,7 @@ pub use pg_rebalance::{Merged, Moved, Split};
 pub use pg_shards::{Inserted, PgShards, Plan, Scan, COORDINATOR};
 #[cfg(feature = "postgres")]
 pub use pg_table::{Bound, Partition, RangeOf, TableSpec};
+pub use ports::{MAX_LIVE_KEYS, MAX_SERVERS};
 #[cfg(feature = "postgres")]
 pub use postgres::pg_version;
 pub use process::{find_program, process_alive, HOST};

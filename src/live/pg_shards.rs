@@ -160,7 +160,9 @@ impl PgShards {
             let handles: Vec<_> = all.iter().map(|n| s.spawn(|| PgServer::start(n, &bins, &template))).collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(Error::Invalid("a server start panicked".into()))))
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| Err(Error::ThreadPanicked { task: "starting a PostgreSQL server" }))
+                })
                 .collect()
         });
         drop(template);

@@ -146,11 +146,7 @@ impl Maglev {
             for &e in p {
                 match seen.get_mut(e as usize) {
                     Some(s) if !*s => *s = true,
-                    _ => {
-                        return Err(Error::Invalid(format!(
-                            "the permutation of {name:?} is not a permutation of 0..{size}: entry {e} is out of range or repeated; list every entry exactly once"
-                        )))
-                    }
+                    _ => return Err(Error::NotAPermutation { node: name.to_string(), size, entry: u64::from(e) }),
                 }
             }
         }
