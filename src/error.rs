@@ -324,13 +324,6 @@ pub enum Error {
         /// Shards of the second.
         right: usize,
     },
-    /// A key past the end of a key set.
-    NoSuchKey {
-        /// The index given.
-        index: usize,
-        /// How many keys there are.
-        keys: usize,
-    },
     /// A program a live driver needs (`redis-server`, `redis-cli`,
     /// `nutcracker`, `nginx`) is not installed; the message names it and
     /// says how to install it.

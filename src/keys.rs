@@ -35,7 +35,7 @@
 //! assert!(matches!(err, Error::BadKey { line: 2, .. }), "{err}");
 //! // Keys as bytes work too.
 //! let raw = HashedKeys::from_keys([&b"\xff\xfe"[..], b"plain"], HashWidth::Bits32)?;
-//! assert_eq!(raw.keys().key(0), "\\xff\\xfe");
+//! assert_eq!(raw.keys().get(0).as_deref(), Some("\\xff\\xfe"));
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
@@ -248,7 +248,7 @@ impl KeySet {
     /// ```
     /// use reshard::KeySet;
     /// let keys = KeySet::from_keys(["user:{42}:name", "cart:7"])?;
-    /// assert_eq!((keys.len(), keys.key(1).as_str()), (2, "cart:7"));
+    /// assert_eq!((keys.len(), keys.get(1).as_deref()), (2, Some("cart:7")));
     /// # Ok::<(), reshard::Error>(())
     /// ```
     pub fn from_keys<I>(keys: I) -> Result<Self>
@@ -349,19 +349,37 @@ impl KeySet {
         self.count == 0
     }
 
-    /// Key number `i` as a `String` (for display, not for hot loops); a
-    /// listed key is written with the escapes of [`escape`], and `i` past
-    /// the end of a list gives `""`.
-    pub fn key(&self, i: usize) -> String {
+    /// Key number `i` as a `String` (for display, not for hot loops), or
+    /// `None` past the end; a listed key is written with the escapes of
+    /// [`escape`].
+    ///
+    /// ```
+    /// use reshard::KeySet;
+    /// assert_eq!(KeySet::plain(10).get(9).as_deref(), Some("key9"));
+    /// assert_eq!(KeySet::plain(10).get(10), None);
+    /// let mine = KeySet::from_keys([&b"a\\b\xff"[..]])?;
+    /// assert_eq!(mine.get(0).as_deref(), Some(r"a\\b\xff"));
+    /// assert_eq!(mine.get(1), None);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn get(&self, i: usize) -> Option<String> {
         match &self.list {
-            Some(list) => escape(list.get(i).unwrap_or_default()),
-            None => format!("{}{}", self.prefix, i),
+            Some(list) => list.get(i).map(escape),
+            None => (i < self.count).then(|| format!("{}{}", self.prefix, i)),
         }
+    }
+
+    /// [`get`](KeySet::get) for a key known to be there: past the end it
+    /// gives the text `(no key i: the key set has n)`, never a key.
+    #[doc(hidden)]
+    #[deprecated(note = "use get(i), which is None past the end")]
+    pub fn key(&self, i: usize) -> String {
+        self.get(i).unwrap_or_else(|| format!("(no key {i}: the key set has {})", self.count))
     }
 
     /// Every key as a `String`, in order (for display and small sets).
     pub fn iter(&self) -> impl Iterator<Item = String> + '_ {
-        (0..self.count).map(move |i| self.key(i))
+        (0..self.count).filter_map(move |i| self.get(i))
     }
 
     /// A buffer that spells these keys without allocating.

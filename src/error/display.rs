@@ -199,16 +199,6 @@ impl fmt::Display for Error {
                 grouped(*left as u128),
                 grouped(*right as u128)
             ),
-            Error::NoSuchKey { index, keys } => match keys {
-                0 => write!(f, "there is no key {index}: the key set is empty"),
-                _ => write!(
-                    f,
-                    "there is no key {}: the key set has {} keys, numbered 0 to {}",
-                    grouped(*index as u128),
-                    grouped(*keys as u128),
-                    grouped(*keys as u128 - 1)
-                ),
-            },
             Error::ProgramMissing { program, install } => {
                 let looked = match *program {
                     "postgres" | "initdb" | "psql" => "on PATH nor in /usr/lib/postgresql/<version>/bin",

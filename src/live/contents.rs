@@ -215,7 +215,10 @@ impl RedisCluster {
                     Reply::Error(e) => self.named_text(e),
                     other => format!("{node} ({})", other.text()),
                 };
-                out.push((i, Sampled { key: keys.key(i), asked: node.to_string(), slot, answered_by }));
+                out.push((
+                    i,
+                    Sampled { key: keys.get(i).unwrap_or_default(), asked: node.to_string(), slot, answered_by },
+                ));
             }
         }
         out.sort_by_key(|(i, _)| *i);

@@ -230,7 +230,7 @@ impl Nginx {
                 None => {
                     errors += 1;
                     let body = String::from_utf8_lossy(&r.body);
-                    first.get_or_insert_with(|| format!("{}: {} {body}", keys.key(i), r.status));
+                    first.get_or_insert_with(|| format!("{}: {} {body}", keys.get(i).unwrap_or_default(), r.status));
                     holders.push(Vec::new());
                 }
             }

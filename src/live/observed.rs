@@ -236,7 +236,7 @@ impl Observed {
             .map(|(i, h)| match h.as_slice() {
                 &[n] => Ok(n),
                 _ => Err(Error::NotOnOneBackend {
-                    key: self.keys.key(i),
+                    key: self.keys.get(i).unwrap_or_default(),
                     how: self.what.clone(),
                     backends: h.len(),
                     nowhere: self.nowhere(),

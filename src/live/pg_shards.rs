@@ -293,7 +293,7 @@ impl PgShards {
         self.insert_rows(table, keys, (0..keys.len()).map(|i| (i, i as u64)), keys.len(), extra)
     }
 
-    /// The SQL that loads the keys `keys.key(i)` for each `(i, seq)` of
+    /// The SQL that loads the keys `keys.get(i)` for each `(i, seq)` of
     /// `rows` (`count` of them) into a temporary table `incoming` with the
     /// columns of `table`, `seq` as each row's `seq`: what
     /// [`insert_rows`](PgShards::insert_rows) and the indexed inserts send
@@ -356,7 +356,7 @@ impl PgShards {
         ))
     }
 
-    /// Insert the keys `keys.key(i)` for each `(i, seq)` of `rows` (`count`
+    /// Insert the keys `keys.get(i)` for each `(i, seq)` of `rows` (`count`
     /// of them), in that order, with `seq` as the row's `seq`.
     pub(crate) fn insert_rows(
         &self,

@@ -1,0 +1,111 @@
+//! "No silent wrong answer": each finding of the hostile sweep (found by
+//! calling the public API with values a reader might type, or a program
+//! might pass) pinned by a test that failed before its fix. Each returns
+//! the right number, or a typed error that says what to change.
+
+use reshard::analysis::workload::zipf_probabilities;
+use reshard::notebook::*;
+
+fn keys(n: usize) -> HashedKeys {
+    KeySet::plain(n).hashed(HashWidth::Bits128).unwrap()
+}
+
+/// Total-variation distance between the draws and the law.
+fn tv(w: &Workload) -> f64 {
+    let p = zipf_probabilities(w.keys(), w.s()).unwrap();
+    (0..w.keys()).map(|i| (w.share(i) - p[i]).abs()).sum::<f64>() / 2.0
+}
+
+/// Near s = 1 (0.1 added ten times is 1 − 2⁻⁵³) the draws follow the law,
+/// as at s = 1 and far from it: they gave [41285, 20804, 0, 0, 0, 0, 0,
+/// 37911, 0, 0] before.
+#[test]
+fn zipf_near_one_draws_the_law() {
+    let ten_tenths = (0..10).fold(0.0, |s, _| s + 0.1);
+    for s in [ten_tenths, 1.0, 1.0 + f64::EPSILON, 1.0 - 1e-15, 1.0 + 1e-13, 1.0 - 1e-9, 0.5, 1.1] {
+        let w = Workload::zipf(10, s, 200_000, 0).unwrap();
+        assert!(tv(&w) < 0.01, "s = {s}: tv {} ({:?})", tv(&w), w.counts());
+    }
+    // and the labs' exponents draw what they drew (pinned in tests/hot.rs too)
+    let at_one = Workload::zipf(10, 1.0, 100_000, 0).unwrap();
+    assert_eq!(at_one.counts(), [34149, 17283, 11372, 8509, 6704, 5676, 4813, 4240, 3739, 3515]);
+}
+
+/// A key past the end of a key set is not a key.
+#[test]
+fn a_key_past_the_end_is_none() {
+    assert_eq!(KeySet::plain(10).get(usize::MAX), None);
+    assert_eq!(KeySet::plain(10).get(10), None);
+    assert_eq!(KeySet::plain(10).get(9).as_deref(), Some("key9"));
+    let mine = KeySet::from_keys(["a"]).unwrap();
+    assert_eq!(mine.get(5), None);
+    assert_eq!(mine.iter().collect::<Vec<_>>(), ["a"]);
+}
+
+/// Shard tables of different shard counts are not compared shard by shard.
+#[test]
+fn moved_shards_across_shard_counts_is_refused() {
+    let three = FixedShards::new(3).unwrap();
+    let ten = three.clone().with_shards(10).unwrap();
+    assert_eq!(three.moved_shards_to(&ten), Err(Error::ShardCountsDiffer { left: 1000, right: 10 }));
+    assert!(three.moved_shards_to(&ten).unwrap_err().to_string().contains("Movement::measure"));
+    assert_eq!(three.moved_shards_to(&three.add_node("3").unwrap()).unwrap().len(), 250);
+}
+
+/// Load under skew with nothing to measure is refused, not a fair share of 1.
+#[test]
+fn load_under_skew_needs_schemes_and_workloads() {
+    let k = keys(10);
+    let w = Workload::zipf(10, 1.0, 100, 0).unwrap();
+    let one = Replicated::lineup(3, 10).unwrap();
+    for (schemes, workloads) in [(&[][..], &[w.clone()][..]), (&one[..], &[][..]), (&[][..], &[][..])] {
+        let err = LoadUnderSkew::measure(&k, schemes, workloads).unwrap_err();
+        assert!(matches!(err, Error::OutOfRange { .. }), "{err:?}");
+    }
+    assert!(LoadUnderSkew::measure(&k, &one, &[w]).is_ok());
+}
+
+/// A weight that leaves a libketama server no point is refused, as
+/// documented (it was [120, 0, 0] digests).
+#[test]
+fn ketama_weights_that_leave_a_server_no_point_are_refused() {
+    let err = Ketama::new(3).unwrap().with_weights([u32::MAX, 1, 1]).unwrap_err();
+    assert_eq!(err, Error::WeightsTooUneven { node: "1".into(), weight: 1, total: u64::from(u32::MAX) + 2 });
+    assert!(err.to_string().contains("closer to each other"), "{err}");
+    assert_eq!(Ketama::new(3).unwrap().with_weights([u32::MAX; 3]).unwrap().digests(), [40, 40, 40]);
+    assert!(matches!(WeightedShares::measure(&keys(100), &[u32::MAX, 1]), Err(Error::WeightsTooUneven { .. })));
+}
+
+/// Equal weights split the keys as no weights do, however large or small
+/// (1e308 overflowed every score to ∞, 5e-324 lost its digits).
+#[test]
+fn equal_rendezvous_weights_split_as_unweighted() {
+    let k = keys(3000);
+    let counts = |r: &Rendezvous| LoadReport::measure(&k, r).unwrap().counts().to_vec();
+    let plain = counts(&Rendezvous::new(3).unwrap().with_weights([1.0; 3]).unwrap());
+    assert_eq!(plain, [1005, 976, 1019]);
+    for w in [1e308, f64::MAX, 1e300, 1e-300, 5e-324, 2.2250738585072014e-308, 3.0] {
+        assert_eq!(counts(&Rendezvous::new(3).unwrap().with_weights([w; 3]).unwrap()), plain, "weights {w}");
+    }
+    // unequal extremes still give the heavier node its share
+    let r = Rendezvous::new(2).unwrap().with_weights([f64::MAX, f64::MAX / 3.0]).unwrap();
+    let c = counts(&r);
+    assert!((2100..2400).contains(&c[0]), "{c:?}");
+}
+
+/// A weighted rendezvous cannot guess a new node's weight.
+#[test]
+fn a_weighted_rendezvous_asks_for_the_new_weight() {
+    let two = Rendezvous::new(2).unwrap().with_weights([1000.0, 1000.0]).unwrap();
+    let err = two.add_node("c").unwrap_err();
+    assert_eq!(err, Error::WeightNeeded { node: "c".into() });
+    assert!(err.to_string().contains("add_weighted_node"), "{err}");
+    let three = two.add_weighted_node("c", 1000.0).unwrap();
+    assert_eq!(three.weights(), Some(&[1000.0, 1000.0, 1000.0][..]));
+    let k = keys(3000);
+    let m = Movement::measure(&k, &two, &three).unwrap();
+    assert_eq!(m.moved(), m.to_added(), "only keys to the new node");
+    assert!(matches!(two.add_weighted_node("d", 0.0), Err(Error::BadWeight { .. })));
+    // unweighted placements grow as before
+    assert!(Rendezvous::new(2).unwrap().add_node("2").is_ok());
+}
