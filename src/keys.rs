@@ -43,7 +43,7 @@ use crate::hash::HashWidth;
 use crate::{limits, Error, Result};
 use rayon::prelude::*;
 use std::fmt;
-use std::io::{BufRead, Read};
+use std::io::BufRead;
 use std::sync::{Arc, OnceLock};
 
 mod bytes;
@@ -132,6 +132,55 @@ impl Builder {
         let bytes = self.arena.bytes.len();
         limits::check_hint("bytes of keys held in memory", bytes as u128, max_held(), KEY_BYTES_HINT)?;
         self.arena.offsets.push(bytes as u32);
+        Ok(())
+    }
+
+    /// Decode what `pending` holds of line `line` into the current key:
+    /// all of it when the line `ends` here (a final `\r` dropped), else all
+    /// but an escape it cuts and a final `\r`, which stay in `pending`.
+    /// Fails on a bad escape, and as soon as the keys' bytes pass the limit.
+    fn decode(&mut self, pending: &mut Vec<u8>, ends: bool, line: usize) -> Result<()> {
+        let mut cut = pending.len();
+        if ends {
+            if pending.last() == Some(&b'\r') {
+                pending.pop();
+                cut -= 1;
+            }
+        } else {
+            let mut i = 0;
+            cut = 0;
+            while i < pending.len() {
+                let step = match pending[i] {
+                    b'\\' => match pending.get(i + 1) {
+                        None => break,
+                        Some(b'x') => 4,
+                        Some(_) => 2,
+                    },
+                    _ => 1,
+                };
+                if i + step > pending.len() {
+                    break;
+                }
+                i += step;
+                cut = i;
+            }
+            if cut == pending.len() && pending.last() == Some(&b'\r') {
+                cut -= 1;
+            }
+        }
+        unescape_into(&pending[..cut], &mut self.arena.bytes)
+            .map_err(|e| Error::BadKey { line, reason: e.to_string() })?;
+        pending.drain(..cut);
+        let held = self.arena.bytes.len() as u128;
+        if held > max_held() {
+            return Err(Error::TooLarge {
+                what: "bytes of keys held in memory (counted until the first read past the limit: a line too long \
+                       to fit)",
+                asked: held,
+                limit: max_held(),
+                hint: KEY_BYTES_HINT,
+            });
+        }
         Ok(())
     }
 
@@ -291,35 +340,38 @@ impl KeySet {
     /// ```
     pub fn from_reader(mut reader: impl BufRead) -> Result<Self> {
         let mut b = Builder::new();
-        let mut text = Vec::new();
-        let max = max_held() as u64;
-        for line in 1.. {
-            text.clear();
-            // A line decodes to at least a quarter of its bytes (`\xHH` is
-            // four): a longer line could not fit, so none is read whole.
-            let room = max.saturating_sub(b.arena.bytes.len() as u64).saturating_mul(4).min(max) + 2;
-            let read = (&mut reader)
-                .take(room)
-                .read_until(b'\n', &mut text)
-                .map_err(|e| Error::BadKey { line, reason: format!("cannot read it: {e}") })?;
-            if read == 0 {
+        // The current line's bytes not decoded yet: at most an escape cut by
+        // the end of a read and a `\r` (a line is decoded as it is read, so
+        // a line too long to fit is refused once its decoded bytes pass the
+        // limit, after reading no more than that).
+        let mut pending: Vec<u8> = Vec::new();
+        let (mut line, mut in_line) = (1usize, false);
+        loop {
+            let buf = match reader.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::BadKey { line, reason: format!("cannot read it: {e}") }),
+            };
+            if buf.is_empty() {
+                if in_line {
+                    b.decode(&mut pending, true, line)?;
+                    b.end_key()?;
+                }
                 break;
             }
-            if text.last() == Some(&b'\n') {
-                text.pop();
-            } else if read as u64 == room {
-                return Err(Error::TooLarge {
-                    what: "bytes of keys held in memory (a line too long to fit)",
-                    asked: b.arena.bytes.len() as u128 + room.div_ceil(4) as u128,
-                    limit: max_held(),
-                    hint: KEY_BYTES_HINT,
-                });
+            let (chunk, ends_line) = match buf.iter().position(|&c| c == b'\n') {
+                Some(at) => (&buf[..at], true),
+                None => (buf, false),
+            };
+            pending.extend_from_slice(chunk);
+            let used = chunk.len() + usize::from(ends_line);
+            reader.consume(used);
+            in_line = true;
+            b.decode(&mut pending, ends_line, line)?;
+            if ends_line {
+                b.end_key()?;
+                (line, in_line) = (line + 1, false);
             }
-            if text.last() == Some(&b'\r') {
-                text.pop();
-            }
-            unescape_into(&text, &mut b.arena.bytes).map_err(|e| Error::BadKey { line, reason: e.to_string() })?;
-            b.end_key()?;
         }
         Ok(KeySet::listed(b.finish()))
     }

@@ -109,3 +109,42 @@ fn a_weighted_rendezvous_asks_for_the_new_weight() {
     // unweighted placements grow as before
     assert!(Rendezvous::new(2).unwrap().add_node("2").is_ok());
 }
+
+/// Refused at once, before any work: `what` returns a TooLarge within a
+/// second (debug build).
+fn refused_at_once<T: std::fmt::Debug>(what: &str, f: impl FnOnce() -> reshard::Result<T>) -> Error {
+    let t0 = std::time::Instant::now();
+    let err = f().expect_err(what);
+    assert!(matches!(err, Error::TooLarge { .. }), "{what}: {err:?}");
+    assert!(t0.elapsed().as_secs_f64() < 1.0, "{what}: refused after {:?}", t0.elapsed());
+    err
+}
+
+/// The sweeps and loops count the work they do before they start.
+#[test]
+fn loops_check_their_cost_before_they_start() {
+    let k = keys(10);
+    let w = Workload::zipf(10, 1.0, 100, 0).unwrap();
+    let e = refused_at_once("FailureSweep 4096 × [2441] × 1000", || {
+        FailureSweep::measure(&k, &w, 4096, "0", &[2441], 1000)
+    });
+    assert!(e.to_string().contains("ring points hashed"), "{e}");
+    refused_at_once("FailureSweep 100 × [100000] × 200", || FailureSweep::measure(&k, &w, 100, "0", &[100_000], 200));
+    let huge = FixedShards::new(1).unwrap().with_shards(10_000_000).unwrap();
+    let e = refused_at_once("resized 10M shards 1 → 4096", || resized(&huge, 1, 4096));
+    assert!(e.to_string().contains("one node at a time"), "{e}");
+    refused_at_once("resized ketama 1 → 4096", || resized(&Ketama::new(1).unwrap(), 1, 4096));
+    refused_at_once("BoundedLoads 4096 → 4095 × [2441] × 40 ε", || {
+        BoundedLoads::measure(&k, 4096, 4095, &[2441], &[0.1; 40])
+    });
+    refused_at_once("RequestBounds 4000 × 2441 × 10 ε", || {
+        RequestBounds::measure(&k, &w, 4000, 2441, &[0.1; 10], "x")
+    });
+    let streamed = reshard::limits::MAX_STREAMED as usize + 1;
+    refused_at_once("count_moved_streaming over its limit", || {
+        reshard::analysis::modulo::count_moved_streaming(&KeySet::plain(streamed), HashWidth::Bits128, 10, 11)
+    });
+    // and what they accept still runs
+    assert_eq!(resized(&FixedShards::new(3).unwrap(), 3, 40).unwrap().nodes().len(), 40);
+    assert!(FailureSweep::measure(&k, &w, 10, "0", &[1, 10], 3).is_ok());
+}

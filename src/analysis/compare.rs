@@ -445,9 +445,30 @@ impl Comparison {
 /// a time: nodes `"{from}"`, `"{from+1}"`, … join in order, or the last
 /// nodes leave, last first.
 ///
-/// Fails at once when `to` is over the node limit.
+/// Fails at once when `to` is over the node limit, or when the changes
+/// together would cost more than
+/// [`Limits::max_hashes`](limits::Limits::max_hashes) by each step's
+/// [`Placement::change_cost`] (10,000,000 fixed shards grown from 1 to
+/// 4,096 nodes shuffle shard lists for hours).
+///
+/// ```
+/// use reshard::analysis::resized;
+/// use reshard::{Error, FixedShards, Placement};
+/// let grown = resized(&FixedShards::new(3)?, 3, 5)?;
+/// assert_eq!(grown.nodes(), ["0", "1", "2", "3", "4"]);
+/// let huge = FixedShards::new(1)?.with_shards(10_000_000)?;
+/// assert!(matches!(resized(&huge, 1, 4096), Err(Error::TooLarge { .. })));
+/// # Ok::<(), reshard::Error>(())
+/// ```
 pub fn resized<P: Placement + Clone>(p: &P, from: usize, to: usize) -> Result<P> {
     limits::check_nodes(to)?;
+    let steps = (from.min(to)..from.max(to)).map(|n| p.change_cost(n + 1));
+    limits::check_hint(
+        "md5-equivalents of work to change the placement one node at a time (each step's change_cost)",
+        steps.fold(0u128, u128::saturating_add),
+        limits::current().max_hashes,
+        "change fewer nodes, or build the placement at its new size",
+    )?;
     let mut out = p.clone();
     for i in from..to {
         out = out.add_node(&i.to_string())?;

@@ -207,6 +207,11 @@ impl Placement for Ketama {
         &self.nodes
     }
 
+    /// Every server's points are hashed again: 40 md5 digests per server.
+    fn change_cost(&self, nodes: usize) -> u128 {
+        40 * nodes as u128
+    }
+
     /// A new server of weight 1; every server's point count is computed
     /// again from its share of the total weight.
     fn add_node(&self, name: &str) -> Result<Self> {

@@ -315,6 +315,12 @@ impl Placement for FixedShards {
         &self.nodes
     }
 
+    /// Every shard's list is walked and a node's surplus shuffled: about a
+    /// third of an md5 per shard (0.7 s for 10,000,000 shards).
+    fn change_cost(&self, nodes: usize) -> u128 {
+        (self.table.len() as u128).div_ceil(3) + nodes as u128
+    }
+
     fn assign(&self, keys: &HashedKeys) -> Vec<NodeId> {
         assign_each(self, keys)
     }

@@ -422,6 +422,11 @@ impl Placement for Twemproxy {
         &self.nodes
     }
 
+    /// The continuum is built again: 40 md5 digests per server.
+    fn change_cost(&self, nodes: usize) -> u128 {
+        40 * nodes as u128
+    }
+
     fn assign(&self, keys: &HashedKeys) -> Vec<NodeId> {
         assign_each(self, keys)
     }
