@@ -384,7 +384,14 @@ impl Comparison {
             row(Scheme::Ring, &c, &ring, |p| s.time(p))?,
             row(Scheme::RingOnePoint, &c, &ring1, |p| s.time(p))?,
             row(Scheme::Rendezvous, &c, &hrw, |p| s.time(p))?,
-            row(Scheme::WeightedRendezvous, &c, &weighted, |p| s.time(p))?,
+            // every weight 1: the new nodes of weight 1 too (add_node cannot choose a weight)
+            row_to(
+                Scheme::WeightedRendezvous,
+                &c,
+                &weighted,
+                &Rendezvous::new(to)?.with_weights(vec![1.0; to])?,
+                |p| s.time(p),
+            )?,
             row(Scheme::FixedShards, &c, &shards, |p| s.time(p))?,
             row(Scheme::Jump, &c, &jump, |p| s.time(p))?,
             row(Scheme::Slots, &c, &slots, |p| s.time(p))?,
@@ -487,7 +494,18 @@ fn row<P: Placement + MemoryEstimate + Clone>(
     before: &P,
     time: impl Fn(&P) -> Option<f64>,
 ) -> Result<SchemeRow> {
-    let after = resized(before, c.from, c.to)?;
+    row_to(scheme, c, before, &resized(before, c.from, c.to)?, time)
+}
+
+/// One scheme's row: `before` against `after`.
+fn row_to<P: Placement + MemoryEstimate + Clone>(
+    scheme: Scheme,
+    c: &Context<'_>,
+    before: &P,
+    after: &P,
+    time: impl Fn(&P) -> Option<f64>,
+) -> Result<SchemeRow> {
+    let after = after.clone();
     let m = Movement::measure(c.keys, before, &after)?;
     let load = load_after(&m, after.nodes())?;
     Ok(SchemeRow {
