@@ -148,3 +148,15 @@ fn loops_check_their_cost_before_they_start() {
     assert_eq!(resized(&FixedShards::new(3).unwrap(), 3, 40).unwrap().nodes().len(), 40);
     assert!(FailureSweep::measure(&k, &w, 10, "0", &[1, 10], 3).is_ok());
 }
+
+/// A predictions file is read up to a mebibyte: /dev/zero is not one, and
+/// is neither read to its end (2 GB before) nor written.
+#[test]
+fn a_predictions_file_is_not_read_without_end() {
+    let t0 = std::time::Instant::now();
+    let mut book = Predictions::at("lab", "/dev/zero");
+    assert_eq!(book.share("x", Guess::percent(1.0), 0.5), "prediction · x: your guess 1% · measured 50.0%\n");
+    let note = book.table().to_string();
+    assert!(note.contains("not a predictions file"), "{note}");
+    assert!(t0.elapsed().as_secs_f64() < 2.0, "{:?}", t0.elapsed());
+}
