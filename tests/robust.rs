@@ -160,3 +160,32 @@ fn a_predictions_file_is_not_read_without_end() {
     assert!(note.contains("not a predictions file"), "{note}");
     assert!(t0.elapsed().as_secs_f64() < 2.0, "{:?}", t0.elapsed());
 }
+
+/// Charts draw at most what a reader can see, and say what they left out:
+/// a ring of many points in sectors (a ring at the point limit built a
+/// 794 MB SVG), a long series thinned, bars cut, a large matrix refused.
+#[cfg(feature = "charts")]
+#[test]
+fn charts_are_capped_and_say_so() {
+    use reshard::present::charts::{bar_chart, heatmap, line_chart, Series};
+    let k = keys(300);
+    let ring = Ring::new(100).unwrap().with_vnodes(1000).unwrap();
+    let svg = ring.ring_chart("100,000 points", &k, 300).build().svg().to_string();
+    assert!(svg.len() < 200_000 && svg.contains("drawn as 720 sectors"), "{} bytes", svg.len());
+    let line: Vec<(f64, f64)> = (0..1_000_000).map(|i| (i as f64, (i % 1000) as f64)).collect();
+    let fig = line_chart("t", "x", "y", &[Series::new("s", line)]).build();
+    assert!(fig.svg().len() < 500_000 && fig.svg().contains("thinned to 10,000"), "{} bytes", fig.svg().len());
+    let groups: Vec<String> = (0..4096).map(|i| i.to_string()).collect();
+    let series: Vec<(String, Vec<f64>)> = (0..10).map(|j| (j.to_string(), vec![1.0; 4096])).collect();
+    let fig = bar_chart("t", "y", &groups, &series).build();
+    assert!(fig.svg().len() < 1_000_000, "{} bytes", fig.svg().len());
+    assert!(fig.svg().contains("the first 200 of 4,096 groups"), "{}", &fig.svg()[..2000]);
+    let big = vec![vec![1u64; 300]; 300];
+    assert!(heatmap("t", &["a"], &["b"], &big, "x", "y").build().svg().contains("more than 40,000 cells"));
+    let m = Movement::measure(&k, &Modulo::new(300).unwrap(), &Modulo::new(299).unwrap()).unwrap();
+    assert!(m.heatmap_chart("t").build().svg().contains("more than 40,000 cells"));
+    // an endless series is cut at the limit, and the chart says so
+    let endless = Series::new("s", (0..).map(|i| (f64::from(i % 7), 1.0)).take(30_000_000));
+    assert_eq!(endless.points.len() as u128, reshard::limits::current().max_keys + 1);
+    assert!(line_chart("t", "x", "y", &[endless]).build().svg().contains("over this crate"));
+}
