@@ -40,7 +40,7 @@
 //! ```
 
 use crate::{limits, Error, Result};
-use rand::{Rng, SeedableRng};
+use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// The seed of the notebooks' workloads unless they say otherwise.
@@ -182,8 +182,9 @@ impl ZipfStream {
     #[inline]
     pub fn draw(&mut self) -> usize {
         let rng = &mut self.rng;
-        // rand's StandardUniform f64: the top 53 bits of a u64, times 2^−53
-        let x = self.zipf.sample(|| rng.random::<f64>());
+        // rand's StandardUniform f64, bit for bit: the top 53 bits of a u64,
+        // times 2^−53 (exact)
+        let x = self.zipf.sample(|| (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64));
         // x is an integer in [1, keys]; clamp guards the float edge
         (x as usize).clamp(1, self.keys) - 1
     }
