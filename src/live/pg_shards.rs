@@ -109,13 +109,22 @@ impl Plan {
     }
 }
 
+/// A global index of a table (made by `live::pg_index`): the postings
+/// table of `table`'s `attributes`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct GlobalIndex {
+    pub(crate) name: String,
+    pub(crate) table: String,
+    pub(crate) attributes: Vec<String>,
+}
+
 /// A coordinator and its shards: see the [module documentation](self).
 #[derive(Debug)]
 pub struct PgShards {
     pub(crate) coordinator: PgServer,
     pub(crate) shards: Vec<PgServer>,
     pub(crate) tables: Vec<TableSpec>,
-    pub(crate) indexes: Vec<crate::live::pg_index::GlobalIndex>,
+    pub(crate) indexes: Vec<GlobalIndex>,
     next_partition: u64,
 }
 

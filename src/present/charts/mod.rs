@@ -122,6 +122,15 @@ impl Figure {
     }
 }
 
+impl crate::present::show::Show for Figure {
+    fn text_form(&self) -> String {
+        self.to_string()
+    }
+    fn html_form(&self) -> String {
+        self.to_img_tag()
+    }
+}
+
 impl fmt::Display for Figure {
     /// A one-line text form: `[figure: TITLE, 720×400 SVG]`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -445,6 +454,14 @@ mod tests {
         for c in ["#E69F00", "#000000", "#56B4E9"] {
             assert!(polylines("lines4", c) > 20, "{c}: dashes");
         }
+    }
+
+    #[test]
+    fn a_chart_shows_as_an_image_and_a_line_of_text() {
+        let fig = line_chart("a line", "x", "y", &[]).build();
+        let s = crate::present::Shown::new().and(&fig);
+        assert!(s.to_html().contains("<img src=\"data:image/svg+xml;base64,"));
+        assert!(s.to_text().starts_with("[figure: a line"));
     }
 
     #[test]
