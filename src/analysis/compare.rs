@@ -40,9 +40,9 @@
 //! keys so that it runs quickly.
 //!
 //! ```
-//! use reshard::{Comparison, HashWidth, KeySet, Scheme};
+//! use reshard::{CompareSettings, Comparison, HashWidth, KeySet, Scheme};
 //! let keys = KeySet::plain(5_000).hashed(HashWidth::Bits128)?;
-//! let c = Comparison::measure(&keys, 10, 11)?;
+//! let c = Comparison::measure(&keys, 10, 11, &CompareSettings::default())?;
 //! assert_eq!(c.rows().len(), Scheme::ALL.len());
 //! let modulo = c.row(Scheme::Modulo).unwrap();
 //! let jump = c.row(Scheme::Jump).unwrap();
@@ -72,7 +72,8 @@ pub const SHARDS: usize = 1000;
 pub const SHARD_SEED: u64 = 42;
 /// Bounded loads: each node holds at most `⌈(1 + ε) · m / n⌉` keys.
 pub const EPSILON: f64 = 0.25;
-/// How many keys (the first ones) [`Comparison::measure`] times lookups over.
+/// How many keys (the first ones) [`Comparison::measure`] times lookups
+/// over by default.
 pub const TIMING_SAMPLE: usize = 100_000;
 
 /// The free parameters of a [`Comparison`]; [`Default`] gives the
@@ -84,7 +85,7 @@ pub const TIMING_SAMPLE: usize = 100_000;
 /// use reshard::{HashWidth, KeySet};
 /// let keys = KeySet::plain(5_000).hashed(HashWidth::Bits128)?;
 /// let s = CompareSettings { vnodes: 40, epsilon: 0.1, maglev_m: 10_007, timed_keys: 0, ..Default::default() };
-/// let c = Comparison::measure_with(&keys, 10, 11, &s)?;
+/// let c = Comparison::measure(&keys, 10, 11, &s)?;
 /// assert_eq!(c.row(Scheme::Ring).unwrap().name, "ring (40 points/node)");
 /// assert_eq!(c.row(Scheme::Maglev).unwrap().name, "Maglev (M = 10007)");
 /// # Ok::<(), reshard::Error>(())
@@ -334,25 +335,16 @@ fn floor_share(from: usize, to: usize) -> f64 {
 }
 
 impl Comparison {
-    /// Every scheme from `from` to `to` nodes over `keys`, timing lookups
-    /// over the first [`TIMING_SAMPLE`] keys.
+    /// Every scheme from `from` to `to` nodes over `keys`, with the given
+    /// settings (points per node, shards and seed, ε, Maglev's M, how many
+    /// lookups to time); `&CompareSettings::default()` gives the constants
+    /// of this module and times lookups over the first [`TIMING_SAMPLE`]
+    /// keys.
     ///
     /// Fails (with the constructors' errors) on 0 nodes, more nodes than
     /// some scheme takes (e.g. more than 1000 for the fixed shards), or a
     /// change too large for a movement matrix.
-    pub fn measure(keys: &HashedKeys, from: usize, to: usize) -> Result<Comparison> {
-        Comparison::measure_timed(keys, from, to, TIMING_SAMPLE)
-    }
-
-    /// The same, timing lookups over the first `timed_keys` keys (0: no
-    /// timing, every lookup time is 0).
-    pub fn measure_timed(keys: &HashedKeys, from: usize, to: usize, timed_keys: usize) -> Result<Comparison> {
-        Comparison::measure_with(keys, from, to, &CompareSettings { timed_keys, ..Default::default() })
-    }
-
-    /// Every scheme with the given settings (points per node, shards and
-    /// seed, ε, Maglev's M, how many lookups to time).
-    pub fn measure_with(keys: &HashedKeys, from: usize, to: usize, settings: &CompareSettings) -> Result<Comparison> {
+    pub fn measure(keys: &HashedKeys, from: usize, to: usize, settings: &CompareSettings) -> Result<Comparison> {
         let set = settings;
         // Every scheme built before any keys are placed, so bad input fails at once.
         let modulo = Modulo::new(from)?;
@@ -409,6 +401,13 @@ impl Comparison {
             timed_keys: sample.ends.len(),
             rows,
         })
+    }
+
+    /// [`Comparison::measure`], under its old name.
+    #[doc(hidden)]
+    #[deprecated(note = "use Comparison::measure(keys, from, to, &settings)")]
+    pub fn measure_with(keys: &HashedKeys, from: usize, to: usize, settings: &CompareSettings) -> Result<Comparison> {
+        Comparison::measure(keys, from, to, settings)
     }
 
     /// The rows, in [`Scheme::ALL`] order.
