@@ -126,17 +126,28 @@ fmt:
 # Notebooks build the crate with `default-features = false, features = ["charts"]`:
 # every test but the CLI's runs in that configuration and bare (no charts: the
 # library without plotters); the CLI's with the default features, and the CLI
-# must also build without charts (it draws nothing).
+# must also build without charts (it draws nothing). Every other feature set the
+# crate publishes runs its doctests once (`--doc`; the unit and integration tests
+# ran above, the live ones run below, each once): serde every doctest (it adds
+# impls all over the crate); cli adds only the binary (it has no doctests) on top
+# of serde, which the grep checks, so its library doctests are serde's; redis,
+# proxies and postgres the doctests of what they add (the live floor, its tables
+# in present, its checks in tutor).
+LIVE_DOCS := src/live/ src/present/live.rs src/present/proxies.rs src/present/postgres.rs src/tutor/observed
 cargo-test:
 	cargo test --no-default-features --features charts
 	cargo test --no-default-features
 	cargo test --test cli
 	cargo build --no-default-features --features cli --bin reshard
+	! grep -rn --include='*.rs' 'feature = "cli"' src --exclude-dir=bin
+	cargo test --no-default-features --features serde --doc
+	cargo test --no-default-features --features redis --doc -- $(LIVE_DOCS)
+	cargo test --no-default-features --features proxies --doc -- $(LIVE_DOCS)
+	cargo test --no-default-features --features postgres --doc -- $(LIVE_DOCS)
 	cargo test --no-default-features --features redis --test redis
 	cargo test --no-default-features --features proxies --lib --test proxies_live
 	cargo test --no-default-features --features postgres --test postgres_live
 	cargo test --no-default-features --features postgres --lib live::p
-	cargo test --no-default-features --features postgres --doc live::p
 
 clippy:
 	cargo clippy --all-targets -- -D warnings

@@ -12,8 +12,11 @@
 //! assert!(err.to_string().contains("at least 1"));
 //! ```
 
-use crate::numbers::grouped;
-use std::fmt;
+mod display;
+mod io;
+mod problems;
+pub use io::IoError;
+pub use problems::{PartitionProblem, RangeProblem};
 
 /// Everything that can be wrong with the parameters of an experiment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,7 +142,32 @@ pub enum Error {
     AllServersDown,
     /// Weights so far apart that some server would get no point at all on
     /// the ring (ketama, twemproxy).
-    WeightsTooUneven,
+    WeightsTooUneven {
+        /// The first server left without a point.
+        node: String,
+        /// Its weight.
+        weight: u64,
+        /// The total weight of all servers.
+        total: u64,
+    },
+    /// A weight over the most the real program reads (twemproxy keeps a
+    /// weight in a C `int`).
+    WeightTooLarge {
+        /// The server.
+        node: String,
+        /// Its weight.
+        weight: u64,
+        /// The most accepted.
+        max: u64,
+        /// The program whose limit it is, e.g. `"twemproxy"`.
+        program: &'static str,
+    },
+    /// `add_node` on a weighted placement, which cannot choose the new
+    /// node's weight (weighted rendezvous).
+    WeightNeeded {
+        /// The node to add.
+        node: String,
+    },
     /// Range boundaries out of order: each must be above the one before
     /// it (key ranges compare bytes unsigned, as `memcmp` does).
     UnsortedBoundaries {
@@ -246,10 +274,56 @@ pub enum Error {
         /// The sample as given, printed.
         value: String,
     },
-    /// A parameter is wrong in a way no other variant names (text that
-    /// does not parse, plans that do not join up); the message says what to
-    /// change.
-    Invalid(String),
+    /// An escape in a key list that [`crate::keys::unescape`] does not know.
+    BadEscape {
+        /// The escape as written (at most 4 bytes, shown lossily as UTF-8).
+        text: String,
+    },
+    /// A twemproxy `servers:` line that nutcracker would not read.
+    BadServerLine {
+        /// The line as given.
+        line: String,
+        /// What is wrong with it, e.g. "has no weight".
+        problem: &'static str,
+    },
+    /// A Maglev permutation that does not list every table entry once.
+    NotAPermutation {
+        /// The backend whose permutation it is.
+        node: String,
+        /// The table size M: a permutation lists `0..M`.
+        size: usize,
+        /// The first entry out of range or repeated.
+        entry: u64,
+    },
+    /// A slot plan appended to one whose table it does not start from.
+    PlansDoNotJoin {
+        /// The first slot whose node differs.
+        slot: usize,
+        /// Its node at the end of the first plan.
+        ends_on: String,
+        /// Its node at the start of the next.
+        starts_on: String,
+    },
+    /// A node removed (`del-node`) while it still serves slots.
+    NodeStillServes {
+        /// The node.
+        node: String,
+        /// The slots it serves.
+        slots: usize,
+    },
+    /// Rebalance weights that leave every node over its share in redis-cli's
+    /// `f32` arithmetic, where redis-cli would loop for ever.
+    RebalanceStuck {
+        /// Slots over their share, in all.
+        over: i64,
+    },
+    /// Two shard tables of different sizes compared shard by shard.
+    ShardCountsDiffer {
+        /// Shards of the first table.
+        left: usize,
+        /// Shards of the second.
+        right: usize,
+    },
     /// A program a live driver needs (`redis-server`, `redis-cli`,
     /// `nutcracker`, `nginx`) is not installed; the message names it and
     /// says how to install it.
@@ -267,12 +341,132 @@ pub enum Error {
         /// The account looked for, e.g. `"postgres"`.
         user: &'static str,
     },
-    /// A Redis Cluster or `redis-cli` failed, or the live cluster disagreed
-    /// with the prediction; the message says what happened.
-    Redis(String),
-    /// A live proxy failed as a whole (its config, its reload); the
-    /// message says what happened.
-    Proxy(String),
+    /// A proxy backend name that cannot go into a config file as is.
+    BadBackendName {
+        /// The name as given.
+        name: String,
+    },
+    /// A hash tag nutcracker's YAML cannot hold.
+    BadHashTag {
+        /// The tag as given.
+        tag: String,
+    },
+    /// The empty key, which a live server cannot store or route.
+    EmptyKey {
+        /// Its place in the list, from 0.
+        index: usize,
+    },
+    /// An observed key found on no backend or on several, where one was needed.
+    NotOnOneBackend {
+        /// The key, printed (bytes escaped with [`crate::keys::escape`]).
+        key: String,
+        /// How it was observed: "stored", "routed" or "answered".
+        how: String,
+        /// The backends it was found on.
+        backends: usize,
+        /// Keys of the observation on no backend.
+        nowhere: u64,
+        /// Keys on several.
+        several: u64,
+    },
+    /// Two observations compared key by key are of different keys.
+    ObservationsDiffer {
+        /// Keys of the first observation.
+        keys: usize,
+        /// Keys of the second.
+        other: usize,
+        /// The first position where they differ.
+        first: usize,
+    },
+    /// A live server answered with a reply of another kind than asked for.
+    UnexpectedReply {
+        /// The server (empty when the reply's origin is not known).
+        node: String,
+        /// Its port on 127.0.0.1 (0 when not known).
+        port: u16,
+        /// What it was asked, e.g. "CLUSTER NODES".
+        doing: String,
+        /// What it answered, printed.
+        got: String,
+    },
+    /// No free port was found for a server after several tries.
+    NoFreePort {
+        /// The server.
+        node: String,
+        /// Ports tried.
+        tries: usize,
+    },
+    /// A worker thread of a live driver panicked (a bug of this crate).
+    ThreadPanicked {
+        /// What the thread did, e.g. "loading keys into a node".
+        task: &'static str,
+    },
+    /// A Redis Cluster node that `del_node` removed, named again.
+    NodeRemoved {
+        /// The node.
+        node: String,
+        /// The nodes the cluster has now.
+        remaining: Vec<String>,
+    },
+    /// `CLUSTER NODES` lists a node this crate did not start.
+    StrangerNode {
+        /// Its node id.
+        id: String,
+        /// The node that listed it.
+        seen_by: String,
+    },
+    /// A slot that no node of the cluster serves.
+    SlotUnserved {
+        /// The slot.
+        slot: usize,
+    },
+    /// The nodes of a Redis Cluster did not agree within the wait.
+    NotSettled {
+        /// How long the crate waited.
+        waited: std::time::Duration,
+        /// What was still wrong at the end.
+        why: String,
+    },
+    /// `redis-cli` exited with an error or printed `[ERR]`.
+    CliFailed {
+        /// The command, ports replaced by node names.
+        command: String,
+        /// Its exit code (`None`: killed by a signal).
+        code: Option<i32>,
+        /// The last lines it printed.
+        output: String,
+    },
+    /// A node the cluster no longer lists (`redis-cli`: "No such node ID").
+    NotInCluster {
+        /// The node.
+        node: String,
+        /// Its port on 127.0.0.1.
+        port: u16,
+        /// The node asked.
+        seen_by: String,
+    },
+    /// Text PostgreSQL's `text` cannot store: a NUL byte, or bytes that are
+    /// not UTF-8.
+    NotPgText {
+        /// What the text is, e.g. "a bound".
+        what: &'static str,
+        /// The text, printed (bytes escaped with [`crate::keys::escape`]).
+        text: String,
+    },
+    /// A table's ranges that do not cover every key exactly once.
+    BadRanges {
+        /// The table.
+        table: String,
+        /// What is wrong.
+        problem: RangeProblem,
+    },
+    /// A partition operation that the table's partitions do not allow.
+    BadPartition {
+        /// The table.
+        table: String,
+        /// What is wrong.
+        problem: PartitionProblem,
+    },
     /// A live server (a Redis Cluster node, a proxy, a proxy's backend)
     /// failed: it refused or closed a connection, its process exited, or it
     /// did not start. Names the server and its port on 127.0.0.1.
@@ -308,219 +502,12 @@ pub enum Error {
     },
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::NoNodes => write!(f, "no nodes: give at least 1 node"),
-            Error::ZeroVnodes => write!(
-                f,
-                "vnodes is 0: every node needs at least 1 point on the ring (use 1 or more; 150 evens the load)"
-            ),
-            Error::ZeroShards => {
-                write!(f, "shards is 0: fixed sharding needs at least 1 shard (use 1 or more; document 004 uses 1000)")
-            }
-            Error::DuplicateNode(n) => {
-                write!(f, "node name {n:?} appears twice: node names must be distinct, rename one of them")
-            }
-            Error::NoKeys => write!(f, "the key set is empty: use a key count of at least 1"),
-            Error::BadWeight { node, weight } => write!(
-                f,
-                "weight {weight} of node {node:?} is not a finite positive number: use a weight > 0 (e.g. 1.0)"
-            ),
-            Error::LengthMismatch { what, expected, given } => {
-                write!(f, "{given} {what} where {expected} are needed: give exactly one per item")
-            }
-            Error::NotEnoughShards { node, has, asked } => {
-                write!(f, "node {node:?} owns {has} shards but was asked to give {asked}: ask for at most {has}")
-            }
-            Error::UnknownNode(n) => write!(f, "there is no node named {n:?}: check the spelling"),
-            Error::LastNode(n) => {
-                write!(f, "{n:?} is the only node: a cluster needs at least 1 node, add another before removing it")
-            }
-            Error::MoreNodesThanShards { nodes, shards } => write!(
-                f,
-                "{nodes} nodes but only {shards} shards: some node would own nothing; use at least {nodes} shards or fewer nodes"
-            ),
-            Error::NodeOutOfRange { index, nodes } => write!(
-                f,
-                "node index {index} names no node: there are {nodes} nodes, so use indices below {nodes}"
-            ),
-            Error::TooLarge { what, asked, limit, hint } => write!(
-                f,
-                "{} {what} is over this crate's limit of {}: {hint}",
-                grouped(*asked),
-                grouped(*limit)
-            ),
-            Error::BadKey { line, reason } => write!(f, "line {line} of the keys: {reason}"),
-            Error::BadNumber { what, value, expected, hint } => {
-                write!(f, "{what} {value} is not {expected}: {hint}")
-            }
-            Error::Overflow { what, hint } => write!(f, "{what} overflows the integer that holds it: {hint}"),
-            Error::OutOfRange { what, given, allowed } => write!(f, "{what} {given} is out of range: use {allowed}"),
-            Error::UnknownName { what, given, choices } => {
-                write!(f, "unknown {what} {given:?}: use {choices}")
-            }
-            Error::SameNode(n) => {
-                write!(f, "node {n:?} cannot give its slots to itself: pick another node as the target")
-            }
-            Error::AllServersDown => {
-                write!(f, "every server is down: nginx would answer 502; leave at least one server up")
-            }
-            Error::WeightsTooUneven => {
-                write!(f, "the weights leave some server no point on the ring: use weights closer to each other")
-            }
-            Error::UnsortedBoundaries { index, previous, value } => write!(
-                f,
-                "boundary {index} ({value}) is not above boundary {} ({previous}): give the boundaries in increasing \
-                 order (sort them; keys compare as unsigned bytes)",
-                index.saturating_sub(1)
-            ),
-            Error::DuplicateBoundary { index, value } => write!(
-                f,
-                "boundary {value} is given twice (at {} and {index}): the range between them would be empty; give \
-                 each boundary once",
-                index.saturating_sub(1)
-            ),
-            Error::EmptyBoundary { value } => write!(
-                f,
-                "{value} cannot be a boundary: every key is at or above it, so range 0 would be empty; drop it \
-                 (range 0 already starts at the lowest key)"
-            ),
-            Error::HashOutOfRange { value, bits } => {
-                let top = 1u128.checked_shl(*bits).map_or("2^128".to_string(), grouped);
-                write!(
-                    f,
-                    "hash {} is outside the hash space [0, 2^{bits}): use a value below {top}{}",
-                    grouped(*value),
-                    if *bits < 128 { " (or with_width(HashWidth::Bits128))" } else { "" }
-                )
-            }
-            Error::AlreadyBoundary { value, range } => write!(
-                f,
-                "{value} is already a boundary (range {range} starts there): split at a value inside a range"
-            ),
-            Error::NoSuchRange { index, ranges } => write!(
-                f,
-                "there is no range {index}: there are {ranges} ranges, numbered 0 to {}",
-                ranges.saturating_sub(1)
-            ),
-            Error::MergeAcrossNodes { index, left, right } => write!(
-                f,
-                "ranges {index} (on {left:?}) and {} (on {right:?}) are on different nodes: move one first, e.g. \
-                 move_range({}, {left:?}), then merge({index})",
-                index.saturating_add(1),
-                index.saturating_add(1)
-            ),
-            Error::RangeTooNarrow { index, hash } => write!(
-                f,
-                "range {index} holds the single hash {} and has no middle to split at: split a wider range",
-                grouped(*hash)
-            ),
-            Error::TooFewDistinctKeys { ranges, sample, distinct } => write!(
-                f,
-                "the sample's quantiles give fewer than {} distinct boundaries for {ranges} ranges (the sample has {} \
-                 keys, {} distinct; the empty key cannot be a boundary): ask for fewer ranges or give a sample with \
-                 more distinct keys",
-                ranges.saturating_sub(1),
-                grouped(*sample as u128),
-                grouped(*distinct as u128)
-            ),
-            Error::DuplicateKey { key, first, second } => write!(
-                f,
-                "row key \"{key}\" appears twice (rows {first} and {second}): every row needs its own key; drop or \
-                 rename one"
-            ),
-            Error::DuplicateAttribute(a) => {
-                write!(f, "attribute {a:?} is indexed twice: give each attribute once")
-            }
-            Error::ReservedChar { what, text, ch } => write!(
-                f,
-                "{what} {text:?} holds {ch:?}, which separates the parts of an index key (a term is \
-                 attribute:value, a postings key attribute:value/rowkey): use another character"
-            ),
-            Error::NoSamples { shard } => match shard {
-                Some(s) => write!(f, "shard {s} has no latency samples: give each shard at least 1 sample"),
-                None => write!(f, "no latency samples: give at least 1"),
-            },
-            Error::BadSample { shard, index, value } => {
-                let of = shard.map_or(String::new(), |s| format!(" of shard {s}"));
-                write!(
-                    f,
-                    "latency sample {index}{of} is {value}: a latency is a finite number of milliseconds ≥ 0; drop it \
-                     or fix the measurement"
-                )
-            }
-            Error::Invalid(msg) => f.write_str(msg),
-            Error::ProgramMissing { program, install } => {
-                let looked = match *program {
-                    "postgres" | "initdb" | "psql" => "on PATH nor in /usr/lib/postgresql/<version>/bin",
-                    _ => "on PATH nor in /usr/sbin",
-                };
-                write!(f, "{program} was not found {looked}: install {install}, then restart the kernel so it sees the new PATH")
-            }
-            Error::RunAsRoot { program, user } => write!(
-                f,
-                "{program} refuses to run as root, and there is no user {user:?} to run it as: run as a normal \
-                 user, or create the account (Debian/Ubuntu's postgresql package does: `sudo apt-get install \
-                 postgresql`)"
-            ),
-            Error::Redis(msg) | Error::Proxy(msg) => f.write_str(msg),
-            Error::ServerFailed { node, port, problem, source } => {
-                write!(f, "{node} (127.0.0.1:{port}): {problem}")?;
-                match source {
-                    Some(e) => write!(f, ": {e}"),
-                    None => Ok(()),
-                }
-            }
-            Error::ServerTimeout { node, port, doing, waited } => write!(
-                f,
-                "{node} (127.0.0.1:{port}) did not answer {doing} within {} s: it may be stopped (SIGSTOP) \
-                 or overloaded; resume it (SIGCONT) or drop the driver and start a new one",
-                waited.as_secs_f64()
-            ),
-            Error::System { doing, source } => write!(f, "could not {doing}: {source}"),
-        }
-    }
-}
-
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::ServerFailed { source: Some(e), .. } | Error::System { source: e, .. } => Some(e.io()),
             _ => None,
         }
-    }
-}
-
-/// An I/O error inside an [`Error`], shared so that `Error` stays `Clone`;
-/// two are equal when their kind and text are.
-#[derive(Debug, Clone)]
-pub struct IoError(std::sync::Arc<std::io::Error>);
-
-impl IoError {
-    /// The I/O error itself.
-    pub fn io(&self) -> &std::io::Error {
-        &self.0
-    }
-}
-
-impl From<std::io::Error> for IoError {
-    fn from(e: std::io::Error) -> IoError {
-        IoError(std::sync::Arc::new(e))
-    }
-}
-
-impl PartialEq for IoError {
-    fn eq(&self, other: &IoError) -> bool {
-        self.0.kind() == other.0.kind() && self.0.to_string() == other.0.to_string()
-    }
-}
-
-impl Eq for IoError {}
-
-impl fmt::Display for IoError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.fmt(f)
     }
 }
 

@@ -35,7 +35,7 @@
 //! assert!(matches!(err, Error::BadKey { line: 2, .. }), "{err}");
 //! // Keys as bytes work too.
 //! let raw = HashedKeys::from_keys([&b"\xff\xfe"[..], b"plain"], HashWidth::Bits32)?;
-//! assert_eq!(raw.keys().key(0), "\\xff\\xfe");
+//! assert_eq!(raw.keys().get(0).as_deref(), Some("\\xff\\xfe"));
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
@@ -43,11 +43,13 @@ use crate::hash::HashWidth;
 use crate::{limits, Error, Result};
 use rayon::prelude::*;
 use std::fmt;
-use std::io::{BufRead, Read};
+use std::io::BufRead;
 use std::sync::{Arc, OnceLock};
 
 mod bytes;
+mod escape;
 pub(crate) use bytes::KeyBytes;
+pub use escape::{escape, unescape, unescape_into};
 
 /// A set of keys: `"{prefix}{i}"` for `i` in `0..count`
 /// ([`KeySet::new`]), or a list of your own keys ([`KeySet::from_keys`],
@@ -132,6 +134,55 @@ impl Builder {
         let bytes = self.arena.bytes.len();
         limits::check_hint("bytes of keys held in memory", bytes as u128, max_held(), KEY_BYTES_HINT)?;
         self.arena.offsets.push(bytes as u32);
+        Ok(())
+    }
+
+    /// Decode what `pending` holds of line `line` into the current key:
+    /// all of it when the line `ends` here (a final `\r` dropped), else all
+    /// but an escape it cuts and a final `\r`, which stay in `pending`.
+    /// Fails on a bad escape, and as soon as the keys' bytes pass the limit.
+    fn decode(&mut self, pending: &mut Vec<u8>, ends: bool, line: usize) -> Result<()> {
+        let mut cut = pending.len();
+        if ends {
+            if pending.last() == Some(&b'\r') {
+                pending.pop();
+                cut -= 1;
+            }
+        } else {
+            let mut i = 0;
+            cut = 0;
+            while i < pending.len() {
+                let step = match pending[i] {
+                    b'\\' => match pending.get(i + 1) {
+                        None => break,
+                        Some(b'x') => 4,
+                        Some(_) => 2,
+                    },
+                    _ => 1,
+                };
+                if i + step > pending.len() {
+                    break;
+                }
+                i += step;
+                cut = i;
+            }
+            if cut == pending.len() && pending.last() == Some(&b'\r') {
+                cut -= 1;
+            }
+        }
+        unescape_into(&pending[..cut], &mut self.arena.bytes)
+            .map_err(|e| Error::BadKey { line, reason: e.to_string() })?;
+        pending.drain(..cut);
+        let held = self.arena.bytes.len() as u128;
+        if held > max_held() {
+            return Err(Error::TooLarge {
+                what: "bytes of keys held in memory (counted until the first read past the limit: a line too long \
+                       to fit)",
+                asked: held,
+                limit: max_held(),
+                hint: KEY_BYTES_HINT,
+            });
+        }
         Ok(())
     }
 
@@ -248,7 +299,7 @@ impl KeySet {
     /// ```
     /// use reshard::KeySet;
     /// let keys = KeySet::from_keys(["user:{42}:name", "cart:7"])?;
-    /// assert_eq!((keys.len(), keys.key(1).as_str()), (2, "cart:7"));
+    /// assert_eq!((keys.len(), keys.get(1).as_deref()), (2, Some("cart:7")));
     /// # Ok::<(), reshard::Error>(())
     /// ```
     pub fn from_keys<I>(keys: I) -> Result<Self>
@@ -291,35 +342,38 @@ impl KeySet {
     /// ```
     pub fn from_reader(mut reader: impl BufRead) -> Result<Self> {
         let mut b = Builder::new();
-        let mut text = Vec::new();
-        let max = max_held() as u64;
-        for line in 1.. {
-            text.clear();
-            // A line decodes to at least a quarter of its bytes (`\xHH` is
-            // four): a longer line could not fit, so none is read whole.
-            let room = max.saturating_sub(b.arena.bytes.len() as u64).saturating_mul(4).min(max) + 2;
-            let read = (&mut reader)
-                .take(room)
-                .read_until(b'\n', &mut text)
-                .map_err(|e| Error::BadKey { line, reason: format!("cannot read it: {e}") })?;
-            if read == 0 {
+        // The current line's bytes not decoded yet: at most an escape cut by
+        // the end of a read and a `\r` (a line is decoded as it is read, so
+        // a line too long to fit is refused once its decoded bytes pass the
+        // limit, after reading no more than that).
+        let mut pending: Vec<u8> = Vec::new();
+        let (mut line, mut in_line) = (1usize, false);
+        loop {
+            let buf = match reader.fill_buf() {
+                Ok(buf) => buf,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::BadKey { line, reason: format!("cannot read it: {e}") }),
+            };
+            if buf.is_empty() {
+                if in_line {
+                    b.decode(&mut pending, true, line)?;
+                    b.end_key()?;
+                }
                 break;
             }
-            if text.last() == Some(&b'\n') {
-                text.pop();
-            } else if read as u64 == room {
-                return Err(Error::TooLarge {
-                    what: "bytes of keys held in memory (a line too long to fit)",
-                    asked: b.arena.bytes.len() as u128 + room.div_ceil(4) as u128,
-                    limit: max_held(),
-                    hint: KEY_BYTES_HINT,
-                });
+            let (chunk, ends_line) = match buf.iter().position(|&c| c == b'\n') {
+                Some(at) => (&buf[..at], true),
+                None => (buf, false),
+            };
+            pending.extend_from_slice(chunk);
+            let used = chunk.len() + usize::from(ends_line);
+            reader.consume(used);
+            in_line = true;
+            b.decode(&mut pending, ends_line, line)?;
+            if ends_line {
+                b.end_key()?;
+                (line, in_line) = (line + 1, false);
             }
-            if text.last() == Some(&b'\r') {
-                text.pop();
-            }
-            unescape_into(&text, &mut b.arena.bytes).map_err(|e| Error::BadKey { line, reason: e.to_string() })?;
-            b.end_key()?;
         }
         Ok(KeySet::listed(b.finish()))
     }
@@ -349,19 +403,37 @@ impl KeySet {
         self.count == 0
     }
 
-    /// Key number `i` as a `String` (for display, not for hot loops); a
-    /// listed key is written with the escapes of [`escape`], and `i` past
-    /// the end of a list gives `""`.
-    pub fn key(&self, i: usize) -> String {
+    /// Key number `i` as a `String` (for display, not for hot loops), or
+    /// `None` past the end; a listed key is written with the escapes of
+    /// [`escape`].
+    ///
+    /// ```
+    /// use reshard::KeySet;
+    /// assert_eq!(KeySet::plain(10).get(9).as_deref(), Some("key9"));
+    /// assert_eq!(KeySet::plain(10).get(10), None);
+    /// let mine = KeySet::from_keys([&b"a\\b\xff"[..]])?;
+    /// assert_eq!(mine.get(0).as_deref(), Some(r"a\\b\xff"));
+    /// assert_eq!(mine.get(1), None);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn get(&self, i: usize) -> Option<String> {
         match &self.list {
-            Some(list) => escape(list.get(i).unwrap_or_default()),
-            None => format!("{}{}", self.prefix, i),
+            Some(list) => list.get(i).map(escape),
+            None => (i < self.count).then(|| format!("{}{}", self.prefix, i)),
         }
+    }
+
+    /// [`get`](KeySet::get) for a key known to be there: past the end it
+    /// gives the text `(no key i: the key set has n)`, never a key.
+    #[doc(hidden)]
+    #[deprecated(note = "use get(i), which is None past the end")]
+    pub fn key(&self, i: usize) -> String {
+        self.get(i).unwrap_or_else(|| format!("(no key {i}: the key set has {})", self.count))
     }
 
     /// Every key as a `String`, in order (for display and small sets).
     pub fn iter(&self) -> impl Iterator<Item = String> + '_ {
-        (0..self.count).map(move |i| self.key(i))
+        (0..self.count).filter_map(move |i| self.get(i))
     }
 
     /// A buffer that spells these keys without allocating.
@@ -406,97 +478,6 @@ impl KeySet {
         });
         Ok(HashedKeys { keys: self.clone(), width, hashes, sorted: OnceLock::new(), sorted_hashes: OnceLock::new() })
     }
-}
-
-/// Decode one key written with the escapes, appending its bytes to `out`:
-/// `\xHH` (exactly two hex digits) is the byte HH, `\\` a backslash, and
-/// every other byte stands for itself. On an error `out` may hold part of
-/// the key.
-pub fn unescape_into(text: &[u8], out: &mut Vec<u8>) -> Result<()> {
-    let mut rest = text;
-    while let Some(at) = rest.iter().position(|&b| b == b'\\') {
-        out.extend_from_slice(&rest[..at]);
-        rest = &rest[at..];
-        match rest.get(1) {
-            Some(b'\\') => {
-                out.push(b'\\');
-                rest = &rest[2..];
-            }
-            Some(b'x') => match rest.get(2..4) {
-                Some(&[h, l]) if h.is_ascii_hexdigit() && l.is_ascii_hexdigit() => {
-                    out.push(hex_value(h) << 4 | hex_value(l));
-                    rest = &rest[4..];
-                }
-                _ => {
-                    let bad = String::from_utf8_lossy(&rest[..rest.len().min(4)]);
-                    return Err(Error::Invalid(format!(
-                        "{bad:?} is not a byte escape: write \\x and exactly two hex digits, e.g. \\xff"
-                    )));
-                }
-            },
-            _ => {
-                let bad = String::from_utf8_lossy(&rest[..rest.len().min(2)]);
-                return Err(Error::Invalid(format!(
-                    "{bad:?} is not an escape: write \\\\ for a backslash or \\xHH for a byte"
-                )));
-            }
-        }
-    }
-    out.extend_from_slice(rest);
-    Ok(())
-}
-
-/// One key written with the escapes, decoded (see [`unescape_into`]).
-///
-/// ```
-/// use reshard::keys::{escape, unescape};
-/// assert_eq!(unescape(br"\xff\xfe{a}\\")?, b"\xff\xfe{a}\\");
-/// assert!(unescape(br"\x+f").is_err()); // exactly two hex digits
-/// assert_eq!(escape(b"\xff\\a\n"), r"\xff\\a\x0a");
-/// # Ok::<(), reshard::Error>(())
-/// ```
-pub fn unescape(text: &[u8]) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len());
-    unescape_into(text, &mut out)?;
-    Ok(out)
-}
-
-/// The value of one ASCII hex digit.
-pub(crate) fn hex_value(d: u8) -> u8 {
-    match d {
-        b'0'..=b'9' => d - b'0',
-        b'a'..=b'f' => d - b'a' + 10,
-        _ => d.wrapping_sub(b'A').wrapping_add(10),
-    }
-}
-
-/// Bytes written with the escapes [`unescape`] reads: printable text as
-/// is, `\` as `\\`, control characters and bytes that are not UTF-8 as
-/// `\xHH`.
-pub fn escape(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len());
-    for chunk in bytes.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match c {
-                '\\' => out.push_str("\\\\"),
-                c if c.is_control() => {
-                    let mut buf = [0; 4];
-                    c.encode_utf8(&mut buf).bytes().for_each(|b| push_byte_escape(&mut out, b));
-                }
-                c => out.push(c),
-            }
-        }
-        chunk.invalid().iter().for_each(|&b| push_byte_escape(&mut out, b));
-    }
-    out
-}
-
-/// `\xHH` for the byte `b`, lower-case hex.
-fn push_byte_escape(out: &mut String, b: u8) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push_str("\\x");
-    out.push(char::from(HEX[usize::from(b >> 4)]));
-    out.push(char::from(HEX[usize::from(b & 15)]));
 }
 
 /// A key set with every key's hash computed once, in key order.

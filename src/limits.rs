@@ -68,16 +68,23 @@ pub const MAX_REQUESTS: u128 = 50_000_000;
 /// (4,096 names of 256 bytes).
 pub const MAX_NAME_BYTES: u128 = 1 << 20;
 /// The most md5 blocks one streaming count hashes (a key of up to 55 bytes
-/// is one block; about 2 minutes on 2 cores): the keys are not kept, so
-/// only time limits them.
-pub const MAX_STREAMED: u128 = 1_000_000_000;
+/// is one block): the keys are not kept, so only time limits them. At
+/// about 10 s per 100,000,000 blocks on 2 cores (built as a notebook
+/// builds the crate, opt-level 2 with overflow checks), 300,000,000 take
+/// half a minute, within the minute every call promises on a busy machine.
+pub const MAX_STREAMED: u128 = 300_000_000;
 /// The most bytes of keys one key set spells and hashes, all keys together
 /// (20,000,000 keys of about 50 bytes).
 pub const MAX_KEY_BYTES: u128 = 1_000_000_000;
 
-/// The most nodes any setting may allow: node indices are `u32`, and the
-/// movement matrix holds nodes² counts.
+/// The most nodes any setting may allow: node indices are `u32`.
 const HARD_MAX_NODES: u128 = 1 << 20;
+
+/// The most cells of one movement matrix (distinct nodes², 8 bytes each:
+/// 512 MiB, 8,192 nodes before and after). Not a setting: raising
+/// [`Limits::max_nodes`] lets placements grow past 8,192 nodes, but a dense
+/// old → new matrix of them would not fit in 2 GiB.
+pub const MAX_MATRIX_CELLS: u128 = 1 << 26;
 
 /// The limits in force: how much work and memory one call may ask for.
 ///
@@ -175,9 +182,11 @@ pub fn current() -> Limits {
 /// Put `limits` in force for the whole process and return the ones they
 /// replace. (In the evcxr Jupyter kernel every cell links its own copy of
 /// this crate, with its own limits: call `set` in the cell that does the
-/// work it allows.) Fails, changing nothing, when a limit is 0 or `max_nodes` is
-/// over 1,048,576 (node indices are 32-bit and a movement matrix holds
-/// nodes² counts).
+/// work it allows.) Fails, changing nothing, when a limit is 0, `max_nodes`
+/// is over 1,048,576 (node indices are 32-bit) or `max_keys` over
+/// 4,294,967,295 (a key set's sort order holds 32-bit indices). Every limit
+/// may be raised to these caps without a call aborting: what would not fit
+/// is still refused ([`MAX_MATRIX_CELLS`] for a movement matrix).
 pub fn set(limits: Limits) -> Result<Limits> {
     if limits.max_nodes > HARD_MAX_NODES {
         return Err(Error::TooLarge {
@@ -185,6 +194,14 @@ pub fn set(limits: Limits) -> Result<Limits> {
             asked: limits.max_nodes,
             limit: HARD_MAX_NODES,
             hint: "set max_nodes to at most 1,048,576",
+        });
+    }
+    if limits.max_keys > u128::from(u32::MAX) {
+        return Err(Error::TooLarge {
+            what: "keys allowed by Limits::max_keys",
+            asked: limits.max_keys,
+            limit: u128::from(u32::MAX),
+            hint: "set max_keys to at most 4,294,967,295",
         });
     }
     let l = limits;

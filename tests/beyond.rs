@@ -20,10 +20,10 @@ fn keys(n: usize) -> HashedKeys {
     KeySet::plain(n).hashed(HashWidth::Bits128).unwrap()
 }
 
-/// A parameter out of range, lists of different lengths, or (for text that
-/// does not parse) `Invalid`.
+/// A parameter out of range, lists of different lengths, or a Maglev
+/// permutation that is not one.
 fn invalid(e: &Error) -> bool {
-    matches!(e, Error::OutOfRange { .. } | Error::LengthMismatch { .. } | Error::Invalid(_))
+    matches!(e, Error::OutOfRange { .. } | Error::LengthMismatch { .. } | Error::NotAPermutation { .. })
 }
 
 // ------------------------------------------------------------ jump --

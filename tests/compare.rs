@@ -13,6 +13,11 @@ use reshard::prelude::*;
 use reshard::{numbered, Bounded, Comparison, Error, HashWidth, HashedKeys, KeySet, Scheme};
 use std::sync::OnceLock;
 
+/// The default settings, timing lookups over the first `keys` keys.
+fn timed(keys: usize) -> CompareSettings {
+    CompareSettings { timed_keys: keys, ..Default::default() }
+}
+
 /// The documentation's default workload: 100,000 keys `key{i}`, 128 bits.
 fn keys() -> &'static HashedKeys {
     static KEYS: OnceLock<HashedKeys> = OnceLock::new();
@@ -22,7 +27,7 @@ fn keys() -> &'static HashedKeys {
 /// 10 → 11 nodes; lookups timed over 2,000 keys only (debug builds).
 fn comparison() -> &'static Comparison {
     static C: OnceLock<Comparison> = OnceLock::new();
-    C.get_or_init(|| Comparison::measure_timed(keys(), 10, 11, 2_000).unwrap())
+    C.get_or_init(|| Comparison::measure(keys(), 10, 11, &timed(2_000)).unwrap())
 }
 
 #[test]
@@ -118,7 +123,7 @@ fn memory_estimates_follow_the_structure_sizes() {
 #[test]
 fn deterministic_table_leaves_timing_out_and_repeats_exactly() {
     let c = comparison();
-    let again = Comparison::measure_timed(keys(), 10, 11, 500).unwrap();
+    let again = Comparison::measure(keys(), 10, 11, &timed(500)).unwrap();
     assert_eq!(c.table_without_timing().to_text(), again.table_without_timing().to_text());
     assert_eq!(c.table_without_timing().to_html(), again.table_without_timing().to_html());
     let det = c.table_without_timing().to_text();
@@ -146,13 +151,13 @@ fn serializes() {
 #[test]
 fn shrinking_and_standing_still() {
     let k = KeySet::plain(5_000).hashed(HashWidth::Bits128).unwrap();
-    let c = Comparison::measure_timed(&k, 11, 10, 100).unwrap();
+    let c = Comparison::measure(&k, 11, 10, &timed(100)).unwrap();
     for s in [Scheme::Rendezvous, Scheme::Ring, Scheme::Jump, Scheme::Slots, Scheme::FixedShards, Scheme::Ketama] {
         let r = c.row(s).unwrap();
         assert_eq!(r.between_kept, 0, "{s}");
         assert_eq!(r.from_removed, r.moved, "{s}");
     }
-    let same = Comparison::measure_timed(&k, 7, 7, 0).unwrap();
+    let same = Comparison::measure(&k, 7, 7, &timed(0)).unwrap();
     for r in same.rows() {
         assert_eq!((r.moved, r.over_floor), (0, None), "{}", r.name);
         assert_eq!(r.lookup_ns, None);
@@ -163,10 +168,10 @@ fn shrinking_and_standing_still() {
 #[test]
 fn bad_input_gives_typed_errors() {
     let k = KeySet::plain(100).hashed(HashWidth::Bits128).unwrap();
-    assert_eq!(Comparison::measure(&k, 0, 11).unwrap_err(), Error::NoNodes);
-    assert_eq!(Comparison::measure(&k, 10, 0).unwrap_err(), Error::NoNodes);
+    assert_eq!(Comparison::measure(&k, 0, 11, &CompareSettings::default()).unwrap_err(), Error::NoNodes);
+    assert_eq!(Comparison::measure(&k, 10, 0, &CompareSettings::default()).unwrap_err(), Error::NoNodes);
     assert_eq!(
-        Comparison::measure(&k, 1000, 1001).unwrap_err(),
+        Comparison::measure(&k, 1000, 1001, &CompareSettings::default()).unwrap_err(),
         Error::MoreNodesThanShards { nodes: 1001, shards: 1000 }
     );
     assert_eq!(LoadSpread::measure_ring(&k, 0, &[10], 1).unwrap_err(), Error::NoNodes);
@@ -245,11 +250,10 @@ fn removing_a_middle_node() {
 
 #[test]
 fn settings_drive_the_table() {
-    use reshard::analysis::CompareSettings;
     // With 1 point per node the "ring" row must be the one-point ring row,
     // and with a huge ε bounded loads must equal that same ring.
     let s = CompareSettings { vnodes: 1, epsilon: 100.0, timed_keys: 0, ..Default::default() };
-    let c = Comparison::measure_with(keys(), 10, 11, &s).unwrap();
+    let c = Comparison::measure(keys(), 10, 11, &s).unwrap();
     let (ring, one, bounded) =
         (c.row(Scheme::Ring).unwrap(), c.row(Scheme::RingOnePoint).unwrap(), c.row(Scheme::Bounded).unwrap());
     assert_eq!(ring.name, "ring (1 point/node)");
@@ -258,7 +262,7 @@ fn settings_drive_the_table() {
     // A bad Maglev size is refused before any work.
     let bad = CompareSettings { maglev_m: 10_000, ..Default::default() };
     assert!(matches!(
-        Comparison::measure_with(keys(), 10, 11, &bad),
+        Comparison::measure(keys(), 10, 11, &bad),
         Err(reshard::Error::OutOfRange { what: "table size (not prime)", .. })
     ));
 }

@@ -218,7 +218,7 @@ fn doc004_moved_shards_match_python_procedure() {
     assert_eq!(MOVED.iter().sum::<usize>(), 43_635);
     let ten = FixedShards::new(10).and_then(|f| f.with_shards(1000)).unwrap();
     let eleven = ten.add_node("10").unwrap();
-    let moved = ten.moved_shards(&eleven);
+    let moved = ten.moved_shards_to(&eleven).unwrap();
     assert_eq!(moved, MOVED);
     // every moved shard is on node "10" now, every other one where it was
     for s in 0..1000 {
@@ -662,7 +662,7 @@ fn fixed_shards_growth_moves_only_to_the_new_node() {
             let (lo, hi) = (*counts.iter().min().unwrap(), *counts.iter().max().unwrap());
             assert!(hi - lo <= 1, "{counts:?}");
             // whole shards move: a key moves iff its shard moved
-            let moved_shards = fs.moved_shards(&grown);
+            let moved_shards = fs.moved_shards_to(&grown).unwrap();
             let want = keys
                 .hashes()
                 .iter()
@@ -692,7 +692,7 @@ fn fixed_shards_remove_node_moves_only_its_shards_from_even_tables() {
         assert_eq!(m.removed_nodes(), [gone.as_str()]);
         assert_eq!(m.from_removed(), m.moved(), "remove {gone} of {n}+1, S={shards}");
         assert_eq!(m.between_kept(), 0);
-        assert_eq!(fs.moved_shards(&after).len(), fs.shard_counts()[gone.parse::<usize>().unwrap()]);
+        assert_eq!(fs.moved_shards_to(&after).unwrap().len(), fs.shard_counts()[gone.parse::<usize>().unwrap()]);
     }
 }
 
@@ -708,7 +708,7 @@ fn fixed_shards_remove_node_moves_only_its_shards_from_uneven_tables() {
         FixedShards::new(10).and_then(|f| f.with_shards(1000)).unwrap().with_seed(7).move_shards("0", "1", 50).unwrap();
     assert_eq!(fs.shard_counts(), [50, 150, 100, 100, 100, 100, 100, 100, 100, 100]);
     let after = fs.clone().with_seed(42).remove_node("2").unwrap();
-    let moved_shards = fs.moved_shards(&after);
+    let moved_shards = fs.moved_shards_to(&after).unwrap();
     let of_node_2 = fs.shards_of("2").unwrap();
     assert_eq!(moved_shards, of_node_2, "only node 2's shards should move");
     let m = Movement::measure(&keys, &fs, &after).unwrap();

@@ -12,7 +12,9 @@
 //!   or `live`;
 //! * `live` never reaches `present` or `tutor` (its `mod.rs` re-exports
 //!   included);
-//! * the graph of which top-level module uses which has no cycle;
+//! * the graph of which top-level module uses which has no cycle, and
+//!   neither has the graph of the child modules of any module (no circle
+//!   such as `present::show` ↔ `present::charts`);
 //! * no file in `src/` is over 600 lines.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -425,25 +427,37 @@ impl Crate {
     }
 }
 
-/// Every breach of the floors in the crate at `src`, one line each.
-fn violations(src: &Path) -> Vec<String> {
-    let krate = Crate::read(src);
-    let edges = krate.edges();
-    let mut bad = Vec::new();
-    let lower: Vec<&str> = GROUND.iter().copied().chain(["schemes", "analysis"]).collect();
-    for (from, to, at) in &edges {
-        if lower.contains(&from.as_str()) && ["present", "tutor", "live"].contains(&to.as_str()) {
-            bad.push(format!("{from} reaches {to}: {at}"));
+impl Crate {
+    /// (parent, from child, to child, witness) for every path from a file
+    /// in one child module of `parent` to another child of the same parent:
+    /// the edges between siblings, at every depth below the crate root
+    /// (the root's children are [`Crate::edges`]). A path into a module's
+    /// own parent or descendants is no edge between siblings.
+    fn sibling_edges(&self) -> Vec<(Vec<String>, String, String, String)> {
+        let mut out = Vec::new();
+        for f in &self.files {
+            let m = module_of(&self.src, f);
+            for (line, abs, _) in paths_in(&self.src, f, &self.modules) {
+                let common = m.iter().zip(&abs).take_while(|(a, b)| a == b).count();
+                if common == 0 || common >= m.len() || common >= abs.len() {
+                    continue;
+                }
+                let (from, to) = (&m[common], &abs[common]);
+                let mut target = abs[..=common].to_vec();
+                if !self.modules.contains(&target) {
+                    continue; // an item of the parent, not a sibling module
+                }
+                target.truncate(common);
+                let rel = f.strip_prefix(&self.src).unwrap().display();
+                out.push((target, from.clone(), to.clone(), format!("src/{rel}:{line}: crate::{}", abs.join("::"))));
+            }
         }
-        if from == "live" && ["present", "tutor"].contains(&to.as_str()) {
-            bad.push(format!("live reaches {to}: {at}"));
-        }
+        out
     }
-    // cycles between top-level modules, by depth-first search
-    let mut graph: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
-    for (from, to, _) in &edges {
-        graph.entry(from).or_default().insert(to);
-    }
+}
+
+/// The cycles of a graph, as "a → b → a", by depth-first search.
+fn cycles_of<'a>(graph: &BTreeMap<&'a str, BTreeSet<&'a str>>) -> Vec<String> {
     fn dfs<'a>(
         n: &'a str,
         graph: &BTreeMap<&'a str, BTreeSet<&'a str>>,
@@ -471,13 +485,56 @@ fn violations(src: &Path) -> Vec<String> {
     let (mut state, mut cycles) = (BTreeMap::new(), Vec::new());
     for &n in graph.keys() {
         if state.get(n).copied().unwrap_or(0) == 0 {
-            dfs(n, &graph, &mut state, &mut Vec::new(), &mut cycles);
+            dfs(n, graph, &mut state, &mut Vec::new(), &mut cycles);
         }
     }
-    for c in cycles {
+    cycles
+}
+
+/// Every breach of the floors in the crate at `src`, one line each.
+fn violations(src: &Path) -> Vec<String> {
+    let krate = Crate::read(src);
+    let edges = krate.edges();
+    let mut bad = Vec::new();
+    let lower: Vec<&str> = GROUND.iter().copied().chain(["schemes", "analysis"]).collect();
+    for (from, to, at) in &edges {
+        if lower.contains(&from.as_str()) && ["present", "tutor", "live"].contains(&to.as_str()) {
+            bad.push(format!("{from} reaches {to}: {at}"));
+        }
+        if from == "live" && ["present", "tutor"].contains(&to.as_str()) {
+            bad.push(format!("live reaches {to}: {at}"));
+        }
+    }
+    // cycles between top-level modules
+    let mut graph: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for (from, to, _) in &edges {
+        graph.entry(from).or_default().insert(to);
+    }
+    for c in cycles_of(&graph) {
         let witness: Vec<&String> =
             edges.iter().filter(|(f, t, _)| c.contains(&format!("{f} → {t}"))).map(|(_, _, at)| at).take(4).collect();
         bad.push(format!("module cycle {c}: {witness:?}"));
+    }
+    // and between the child modules of every module (present/show.rs and
+    // present/charts each reaching the other is a circle too)
+    let siblings = krate.sibling_edges();
+    let parents: BTreeSet<&Vec<String>> = siblings.iter().map(|e| &e.0).collect();
+    for parent in parents {
+        let mut graph: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for (p, from, to, _) in &siblings {
+            if p == parent {
+                graph.entry(from).or_default().insert(to);
+            }
+        }
+        for c in cycles_of(&graph) {
+            let witness: Vec<&String> = siblings
+                .iter()
+                .filter(|(p, f, t, _)| p == parent && c.contains(&format!("{f} → {t}")))
+                .map(|e| &e.3)
+                .take(4)
+                .collect();
+            bad.push(format!("module cycle {c} in crate::{}: {witness:?}", parent.join("::")));
+        }
     }
     // file length, binaries included
     let mut all = Vec::new();
@@ -564,6 +621,19 @@ fn the_check_catches_a_planted_violation() {
     assert!(bad.iter().any(|b| b.contains("live reaches tutor")), "{bad:?}");
     let bad = plant("present/mod.rs", "use crate::tutor::Check;\n");
     assert!(bad.iter().any(|b| b.starts_with("module cycle") && b.contains("present")), "{bad:?}");
+    // a circle between two child modules of one module, as present/show.rs
+    // and present/charts had; one way is fine
+    let one_way = [
+        ("lib.rs", LIB),
+        ("present/mod.rs", "pub mod show;\npub mod charts;\n"),
+        ("present/show.rs", "pub trait Show {}\n"),
+        ("present/charts/mod.rs", "pub struct Figure;\nimpl crate::present::show::Show for Figure {}\n"),
+    ];
+    assert_eq!(planted(&one_way).1, Vec::<String>::new());
+    let mut circle = one_way.to_vec();
+    circle[2] = ("present/show.rs", "pub trait Show {}\nuse crate::present::charts::Figure;\n");
+    let bad = planted(&circle).1;
+    assert!(bad.iter().any(|b| b.starts_with("module cycle") && b.contains("crate::present")), "{bad:?}");
     // a long file
     let long = "fn f() {}\n".repeat(MAX_LINES + 1);
     let bad = plant("schemes/long.rs", &long);

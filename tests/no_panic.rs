@@ -262,7 +262,10 @@ proptest! {
             Movement::measure(&k, &Modulo::new(small(from).max(1)).unwrap(), &Modulo::new(small(to).max(1)).unwrap())
         })?;
         no_panic("LoadReport::measure", || LoadReport::measure(&k, &Rendezvous::new(small(from).max(1)).unwrap()))?;
-        no_panic("Comparison::measure_timed", || Comparison::measure_timed(&k, small(from).min(12), small(to).min(12), 0))?;
+        no_panic("Comparison::measure", || {
+            let untimed = CompareSettings { timed_keys: 0, ..Default::default() };
+            Comparison::measure(&k, small(from).min(12), small(to).min(12), &untimed)
+        })?;
         no_panic("resized", || resized(&Ring::new(3).unwrap(), from, to))?;
         no_panic("MiddleRemoval::measure", || MiddleRemoval::measure(&k, small(from), to))?;
         no_panic("ModuloSweep::measure", || ModuloSweep::measure(&k, &[(small(from), small(to)), (from, to)]))?;

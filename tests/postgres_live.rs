@@ -408,6 +408,38 @@ fn a_growing_table_splits_and_moves_where_the_crate_says() {
     assert!(pg.replay("other", &keys, &grown).unwrap_err().to_string().contains("laid out as the growth started"));
 }
 
+/// Text keys keep their bytes through PostgreSQL: a backslash, text that
+/// spells an escape and letters beyond ASCII are rows of their own, placed
+/// where the crate says, and a growth over them splits where the crate's
+/// does (the split point is the key itself, not its escaped display).
+#[test]
+fn text_keys_keep_their_bytes_in_postgres() {
+    use reshard::analysis::{GrowthSettings, RangeGrowth};
+    use reshard::tutor::Checks;
+    use reshard::KeyRanges;
+    if !postgres_here() {
+        return;
+    }
+    let names = ["A", "B", "C"];
+    let odd = ["a\\b", "\\x41", "A", "é", "💡", "\\", "\\\\", "a b", "tab\tin"];
+    let mut keys: Vec<String> = odd.iter().map(|k| k.to_string()).collect();
+    keys.extend((0..600).map(|i| format!("k\\{i:03}")));
+    let keys = KeySet::from_keys(&keys).unwrap();
+    let mut pg = PgShards::start(names).unwrap();
+    let start = KeyRanges::named(names).unwrap();
+    pg.create(&TableSpec::from_layout("t", &start).unwrap()).unwrap();
+    let grown = RangeGrowth::run(&keys, &start, &GrowthSettings::new(100)).unwrap();
+    assert!(grown.splits().len() > 2);
+    let seen = pg.replay("t", &keys, &grown).unwrap();
+    let rows: Vec<u64> = seen.rows_per_shard.iter().map(|(_, n)| *n).collect();
+    assert_eq!(rows, grown.rows_per_node());
+    let held = pg.shard_of_each("t").unwrap();
+    assert!(held.iter().any(|(k, _)| k == "a\\b") && held.iter().any(|(k, _)| k == "\\x41"), "{held:?}");
+    let reshard::analysis::RangeLayout::Keys(layout) = grown.final_layout() else { unreachable!() };
+    let checks = Checks::rows_placed("rows where the crate puts them", layout, &keys, &held).unwrap();
+    assert!(checks.all_match(), "{}", checks.table());
+}
+
 #[test]
 fn secondary_indexes_local_and_global_cost_what_counting_says() {
     use reshard::KeyRanges;

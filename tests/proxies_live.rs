@@ -1,5 +1,5 @@
 //! Real proxies on this machine: twemproxy (nutcracker) over redis-server
-//! backends, and nginx with a `hash $arg_key` upstream. Every key lands on
+//! backends, and nginx with a `hash $request_body` upstream. Every key lands on
 //! exactly one backend, a fourth server moves some keys, an ejected backend's
 //! keys go elsewhere, and nothing is left behind — after a drop, a panic, or
 //! the owning process being killed.
@@ -9,13 +9,15 @@
 //! passes, unless `CI=true`, where a missing program fails the run.
 #![cfg(feature = "proxies")]
 
+#[path = "common/bytes.rs"]
+mod bytes;
 #[path = "common/holder.rs"]
 mod holder;
 
 use reshard::live::redis::process_alive;
 use reshard::live::{nginx_version, nutcracker_version, Nginx, NginxConfig, Observed, RedisCluster};
 use reshard::live::{Nutcracker, NutcrackerConfig};
-use reshard::{Error, KeySet};
+use reshard::{Error, HashWidth, Key, KeySet, Locate, NginxHash, Twemproxy};
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -43,9 +45,9 @@ fn redis_cli(port: u16, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
-/// `curl` a URL: an answer from outside the crate.
-fn curl(url: &str) -> String {
-    let out = Command::new("curl").args(["-s", url]).output().unwrap();
+/// `curl` a URL, POSTing `body` as it is: an answer from outside the crate.
+fn curl(url: &str, body: &str) -> String {
+    let out = Command::new("curl").args(["-s", "--data-binary", body, url]).output().unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -158,8 +160,8 @@ fn nginx_answers_each_key_from_one_backend_and_a_fourth_server_takes_some() {
     assert_eq!(nginx.where_answered(&keys).unwrap().assignment().unwrap(), before.assignment().unwrap());
     // curl agrees, key by key, on a sample.
     for i in (0..2_000).step_by(199) {
-        let url = format!("http://127.0.0.1:{}/?key=user:{i}", nginx.port());
-        assert_eq!(Some(curl(&url).as_str()), before.owner(i), "user:{i}");
+        let url = format!("http://127.0.0.1:{}/", nginx.port());
+        assert_eq!(Some(curl(&url, &format!("user:{i}")).as_str()), before.owner(i), "user:{i}");
     }
     let servers = nginx.upstream_servers();
     assert_eq!(servers[1].2, 1);
@@ -189,6 +191,72 @@ fn nginx_answers_each_key_from_one_backend_and_a_fourth_server_takes_some() {
     assert!(left.len() >= 2, "a master and a worker: {left:?}");
     drop(nginx);
     assert_gone(&left);
+}
+
+/// Keys holding every byte value (NUL, newline, `\\`, bytes that are not
+/// UTF-8, text that spells an escape), read from a key dump, go through
+/// twemproxy with their own bytes: each is stored, and routed, on the
+/// backend the crate's scheme names for those bytes, and no two keys meet.
+#[test]
+fn twemproxy_keeps_every_byte_of_a_key() {
+    if !proxies_here() {
+        return;
+    }
+    bytes::check_the_file_leg();
+    let (keys, raw) = (bytes::keys(), bytes::bytes());
+    let names = ["A", "B", "C"];
+    let scheme = Twemproxy::named(names).unwrap();
+    let predicted: Vec<&str> = raw.iter().map(|k| scheme.owner(Key::new(k, HashWidth::Bits32))).collect();
+    let proxy = Nutcracker::start(&NutcrackerConfig::from_scheme(&scheme).unwrap()).unwrap();
+    let written = proxy.set_keys(&keys).unwrap();
+    assert_eq!((written.ok, written.errors), (raw.len() as u64, 0), "{written:?}");
+    let stored = proxy.where_stored(&keys).unwrap();
+    let routed = proxy.where_routed(&keys).unwrap();
+    for (i, want) in predicted.iter().enumerate() {
+        let key = reshard::keys::escape(&raw[i]);
+        assert_eq!(stored.holders(i), [*want], "stored: {key}");
+        assert_eq!(routed.holders(i), [*want], "routed: {key}");
+    }
+    // back out: the observation holds the same bytes
+    assert_eq!(stored.keys(), &keys);
+    let mut w = stored.keys().writer();
+    assert!((0..raw.len()).all(|i| w.key(i) == raw[i].as_slice()));
+    // the backends hold exactly these keys, nothing spelled another way
+    let total: u64 = stored.counts().iter().map(|c| c.1).sum();
+    assert_eq!(total, raw.len() as u64);
+    let dbsize: u64 =
+        names.iter().map(|n| redis_cli(proxy.backend_port(n).unwrap(), &["DBSIZE"]).parse::<u64>().unwrap()).sum();
+    assert_eq!(dbsize, raw.len() as u64);
+}
+
+/// The same keys through nginx: each answered by the server the crate's
+/// `NginxHash` names for its bytes, with `consistent` and without.
+#[test]
+fn nginx_keeps_every_byte_of_a_key() {
+    if !proxies_here() {
+        return;
+    }
+    let (keys, raw) = (bytes::keys(), bytes::bytes());
+    let config = NginxConfig::named(["A", "B", "C"]).unwrap();
+    let mut nginx = Nginx::start(&config).unwrap();
+    for consistent in [true, false] {
+        if !consistent {
+            nginx.reload_with(&config.clone().consistent(false)).unwrap();
+        }
+        let upstream = nginx.upstream_servers();
+        let addresses: Vec<String> = upstream.iter().map(|u| u.1.clone()).collect();
+        let ring = NginxHash::named(addresses.clone()).unwrap().with_consistent(consistent);
+        let answered = nginx.where_answered(&keys).unwrap();
+        assert_eq!(answered.errors().0, 0, "{answered}");
+        for (i, k) in raw.iter().enumerate() {
+            let at = addresses.iter().position(|a| a == ring.owner(Key::new(k, HashWidth::Bits32))).unwrap();
+            let key = reshard::keys::escape(k);
+            assert_eq!(answered.owner(i), Some(upstream[at].0.as_str()), "consistent {consistent}: {key}");
+        }
+    }
+    // a key over the body nginx keeps in memory is refused, named
+    let long = KeySet::from_keys([vec![b'x'; (1 << 20) + 1]]).unwrap();
+    assert!(matches!(nginx.where_answered(&long), Err(Error::TooLarge { .. })));
 }
 
 #[test]

@@ -7,6 +7,8 @@
 //! `CI=true`, where a missing Redis fails the run.
 #![cfg(feature = "redis")]
 
+#[path = "common/bytes.rs"]
+mod bytes;
 #[path = "common/holder.rs"]
 mod holder;
 
@@ -120,6 +122,36 @@ fn check(keys: &reshard::HashedKeys, a: &Snapshot, b: &Snapshot, pb: &Slots, nam
     }
 }
 
+/// Keys holding every byte value, read from a key dump, go into a Redis
+/// Cluster with their own bytes: each lands in the slot the crate computes
+/// from those bytes (Redis's CLUSTER KEYSLOT says the same), on the node that
+/// serves it, and GET finds it there.
+#[test]
+fn a_key_keeps_every_byte_in_the_cluster() {
+    if !redis_here() {
+        return;
+    }
+    bytes::check_the_file_leg();
+    let (keys, raw) = (bytes::keys(), bytes::bytes());
+    let cluster = RedisCluster::start(["A", "B", "C"]).unwrap();
+    let loaded = cluster.load(&keys).unwrap();
+    assert_eq!((loaded.ok, loaded.redirected, loaded.errors), (raw.len() as u64, 0, 0), "{loaded:?}");
+    let seen = cluster.snapshot().unwrap();
+    assert_eq!(seen.keys(), raw.len() as u64);
+    let predicted = reshard::LoadReport::measure(&keys.hashed(HashWidth::Bits32).unwrap(), seen.slots()).unwrap();
+    assert_eq!(predicted.counts(), seen.keys_per_node());
+    let sample = cluster.sample(&keys, 1, seen.slots()).unwrap();
+    assert_eq!(sample.len(), raw.len());
+    for (s, k) in sample.iter().zip(&raw) {
+        assert_eq!(s.slot, Some(reshard::key_slot(k)), "{}", s.key);
+        assert_eq!(s.answered_by, s.asked, "{}", s.key);
+        assert_eq!(s.key, reshard::keys::escape(k));
+    }
+    // a huge key set is refused before anything is sent
+    assert!(matches!(cluster.load(&KeySet::plain(usize::MAX)), Err(Error::TooLarge { .. })));
+    assert!(matches!(RedisCluster::start(std::iter::repeat("A")), Err(Error::TooLarge { .. })));
+}
+
 #[test]
 fn a_panic_stops_every_server() {
     if !redis_here() {
@@ -203,7 +235,7 @@ fn a_stopped_node_is_named_within_the_stated_timeout() {
     let left = footprint(&cluster);
     let limit = Duration::from_millis(400);
     cluster.set_reply_timeout(limit).unwrap();
-    assert!(matches!(cluster.set_reply_timeout(Duration::ZERO), Err(Error::Invalid(_))));
+    assert!(matches!(cluster.set_reply_timeout(Duration::ZERO), Err(Error::OutOfRange { what: "reply timeout", .. })));
     let port = cluster.port("B").unwrap();
     signal(cluster.pid("B").unwrap(), "STOP");
     type Call<'a> = (&'a str, Box<dyn Fn() -> Result<(), Error> + 'a>);

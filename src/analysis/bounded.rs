@@ -21,6 +21,7 @@
 
 use crate::analysis::{resized, LoadReport, Movement};
 use crate::keys::HashedKeys;
+use crate::limits::product as limits_product;
 use crate::schemes::{Bounded, Placement, Ring};
 use crate::Result;
 
@@ -71,6 +72,21 @@ impl BoundedLoads {
     /// Fails like [`Ring::new`], [`Ring::with_vnodes`] and
     /// [`Bounded::with_epsilon`] do (0 nodes, 0 points per node, ε ≤ 0).
     pub fn measure(keys: &HashedKeys, from: usize, to: usize, points: &[usize], epsilons: &[f64]) -> Result<Self> {
+        let rings = epsilons.len() as u128 + 1;
+        crate::limits::check_hint(
+            "key placements (keys × 2 × point counts × (ε values + 1))",
+            limits_product(keys.len(), 2 * points.len()).saturating_mul(rings),
+            crate::limits::current().max_placements,
+            "use fewer keys, point counts or ε values",
+        )?;
+        // each row hashes the points of its ring before and after
+        let hashed: u128 = points.iter().map(|&v| limits_product(v, from.saturating_add(to))).sum();
+        crate::limits::check_hint(
+            "ring points hashed (points per node × nodes before and after, for every row)",
+            hashed.saturating_mul(rings),
+            crate::limits::current().max_hashes,
+            "use fewer nodes, point counts or ε values",
+        )?;
         let mut rows = Vec::new();
         for &v in points {
             let ring = Ring::new(from)?.with_vnodes(v)?;

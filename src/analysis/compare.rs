@@ -40,9 +40,9 @@
 //! keys so that it runs quickly.
 //!
 //! ```
-//! use reshard::{Comparison, HashWidth, KeySet, Scheme};
+//! use reshard::{CompareSettings, Comparison, HashWidth, KeySet, Scheme};
 //! let keys = KeySet::plain(5_000).hashed(HashWidth::Bits128)?;
-//! let c = Comparison::measure(&keys, 10, 11)?;
+//! let c = Comparison::measure(&keys, 10, 11, &CompareSettings::default())?;
 //! assert_eq!(c.rows().len(), Scheme::ALL.len());
 //! let modulo = c.row(Scheme::Modulo).unwrap();
 //! let jump = c.row(Scheme::Jump).unwrap();
@@ -72,7 +72,8 @@ pub const SHARDS: usize = 1000;
 pub const SHARD_SEED: u64 = 42;
 /// Bounded loads: each node holds at most `⌈(1 + ε) · m / n⌉` keys.
 pub const EPSILON: f64 = 0.25;
-/// How many keys (the first ones) [`Comparison::measure`] times lookups over.
+/// How many keys (the first ones) [`Comparison::measure`] times lookups
+/// over by default.
 pub const TIMING_SAMPLE: usize = 100_000;
 
 /// The free parameters of a [`Comparison`]; [`Default`] gives the
@@ -84,7 +85,7 @@ pub const TIMING_SAMPLE: usize = 100_000;
 /// use reshard::{HashWidth, KeySet};
 /// let keys = KeySet::plain(5_000).hashed(HashWidth::Bits128)?;
 /// let s = CompareSettings { vnodes: 40, epsilon: 0.1, maglev_m: 10_007, timed_keys: 0, ..Default::default() };
-/// let c = Comparison::measure_with(&keys, 10, 11, &s)?;
+/// let c = Comparison::measure(&keys, 10, 11, &s)?;
 /// assert_eq!(c.row(Scheme::Ring).unwrap().name, "ring (40 points/node)");
 /// assert_eq!(c.row(Scheme::Maglev).unwrap().name, "Maglev (M = 10007)");
 /// # Ok::<(), reshard::Error>(())
@@ -334,25 +335,16 @@ fn floor_share(from: usize, to: usize) -> f64 {
 }
 
 impl Comparison {
-    /// Every scheme from `from` to `to` nodes over `keys`, timing lookups
-    /// over the first [`TIMING_SAMPLE`] keys.
+    /// Every scheme from `from` to `to` nodes over `keys`, with the given
+    /// settings (points per node, shards and seed, ε, Maglev's M, how many
+    /// lookups to time); `&CompareSettings::default()` gives the constants
+    /// of this module and times lookups over the first [`TIMING_SAMPLE`]
+    /// keys.
     ///
     /// Fails (with the constructors' errors) on 0 nodes, more nodes than
     /// some scheme takes (e.g. more than 1000 for the fixed shards), or a
     /// change too large for a movement matrix.
-    pub fn measure(keys: &HashedKeys, from: usize, to: usize) -> Result<Comparison> {
-        Comparison::measure_timed(keys, from, to, TIMING_SAMPLE)
-    }
-
-    /// The same, timing lookups over the first `timed_keys` keys (0: no
-    /// timing, every lookup time is 0).
-    pub fn measure_timed(keys: &HashedKeys, from: usize, to: usize, timed_keys: usize) -> Result<Comparison> {
-        Comparison::measure_with(keys, from, to, &CompareSettings { timed_keys, ..Default::default() })
-    }
-
-    /// Every scheme with the given settings (points per node, shards and
-    /// seed, ε, Maglev's M, how many lookups to time).
-    pub fn measure_with(keys: &HashedKeys, from: usize, to: usize, settings: &CompareSettings) -> Result<Comparison> {
+    pub fn measure(keys: &HashedKeys, from: usize, to: usize, settings: &CompareSettings) -> Result<Comparison> {
         let set = settings;
         // Every scheme built before any keys are placed, so bad input fails at once.
         let modulo = Modulo::new(from)?;
@@ -384,7 +376,14 @@ impl Comparison {
             row(Scheme::Ring, &c, &ring, |p| s.time(p))?,
             row(Scheme::RingOnePoint, &c, &ring1, |p| s.time(p))?,
             row(Scheme::Rendezvous, &c, &hrw, |p| s.time(p))?,
-            row(Scheme::WeightedRendezvous, &c, &weighted, |p| s.time(p))?,
+            // every weight 1: the new nodes of weight 1 too (add_node cannot choose a weight)
+            row_to(
+                Scheme::WeightedRendezvous,
+                &c,
+                &weighted,
+                &Rendezvous::new(to)?.with_weights(vec![1.0; to])?,
+                |p| s.time(p),
+            )?,
             row(Scheme::FixedShards, &c, &shards, |p| s.time(p))?,
             row(Scheme::Jump, &c, &jump, |p| s.time(p))?,
             row(Scheme::Slots, &c, &slots, |p| s.time(p))?,
@@ -402,6 +401,13 @@ impl Comparison {
             timed_keys: sample.ends.len(),
             rows,
         })
+    }
+
+    /// [`Comparison::measure`], under its old name.
+    #[doc(hidden)]
+    #[deprecated(note = "use Comparison::measure(keys, from, to, &settings)")]
+    pub fn measure_with(keys: &HashedKeys, from: usize, to: usize, settings: &CompareSettings) -> Result<Comparison> {
+        Comparison::measure(keys, from, to, settings)
     }
 
     /// The rows, in [`Scheme::ALL`] order.
@@ -445,9 +451,30 @@ impl Comparison {
 /// a time: nodes `"{from}"`, `"{from+1}"`, … join in order, or the last
 /// nodes leave, last first.
 ///
-/// Fails at once when `to` is over the node limit.
+/// Fails at once when `to` is over the node limit, or when the changes
+/// together would cost more than
+/// [`Limits::max_hashes`](limits::Limits::max_hashes) by each step's
+/// [`Placement::change_cost`] (10,000,000 fixed shards grown from 1 to
+/// 4,096 nodes shuffle shard lists for hours).
+///
+/// ```
+/// use reshard::analysis::resized;
+/// use reshard::{Error, FixedShards, Placement};
+/// let grown = resized(&FixedShards::new(3)?, 3, 5)?;
+/// assert_eq!(grown.nodes(), ["0", "1", "2", "3", "4"]);
+/// let huge = FixedShards::new(1)?.with_shards(10_000_000)?;
+/// assert!(matches!(resized(&huge, 1, 4096), Err(Error::TooLarge { .. })));
+/// # Ok::<(), reshard::Error>(())
+/// ```
 pub fn resized<P: Placement + Clone>(p: &P, from: usize, to: usize) -> Result<P> {
     limits::check_nodes(to)?;
+    let steps = (from.min(to)..from.max(to)).map(|n| p.change_cost(n + 1));
+    limits::check_hint(
+        "md5-equivalents of work to change the placement one node at a time (each step's change_cost)",
+        steps.fold(0u128, u128::saturating_add),
+        limits::current().max_hashes,
+        "change fewer nodes, or build the placement at its new size",
+    )?;
     let mut out = p.clone();
     for i in from..to {
         out = out.add_node(&i.to_string())?;
@@ -466,7 +493,18 @@ fn row<P: Placement + MemoryEstimate + Clone>(
     before: &P,
     time: impl Fn(&P) -> Option<f64>,
 ) -> Result<SchemeRow> {
-    let after = resized(before, c.from, c.to)?;
+    row_to(scheme, c, before, &resized(before, c.from, c.to)?, time)
+}
+
+/// One scheme's row: `before` against `after`.
+fn row_to<P: Placement + MemoryEstimate + Clone>(
+    scheme: Scheme,
+    c: &Context<'_>,
+    before: &P,
+    after: &P,
+    time: impl Fn(&P) -> Option<f64>,
+) -> Result<SchemeRow> {
+    let after = after.clone();
     let m = Movement::measure(c.keys, before, &after)?;
     let load = load_after(&m, after.nodes())?;
     Ok(SchemeRow {

@@ -169,6 +169,15 @@ impl FailureSweep {
             limits::current().max_placements,
             "use fewer keys, point counts or arrangements",
         )?;
+        // every arrangement hashes the points of its ring before and after
+        // the failure (n and n − 1 nodes), each point one md5
+        let points: u128 = vnode_counts.iter().map(|&v| limits::product(v, (2 * n).saturating_sub(1))).sum();
+        limits::check_hint(
+            "ring points hashed (points per node × (2n − 1) nodes, over every count and arrangement)",
+            points.saturating_mul(arrangements as u128),
+            limits::current().max_hashes,
+            "use fewer arrangements, nodes or points per node",
+        )?;
         let mut rows = Vec::with_capacity(vnode_counts.len());
         for &v in vnode_counts {
             let mut over = Vec::with_capacity(arrangements);

@@ -142,7 +142,7 @@ impl HotKeySplit {
         let hot_total: u64 = order.iter().map(|&i| counts[i]).sum();
         Ok(HotKeySplit {
             nodes: placement.nodes().to_vec(),
-            key: keys.keys().key(order[0]),
+            key: keys.keys().get(order[0]).unwrap_or_default(),
             split: hot,
             hot: hot_total,
             reads: order.iter().map(|&i| reads_of(counts[i])).sum(),

@@ -27,7 +27,6 @@ pub mod rows;
 pub mod secondary;
 pub mod simulation;
 pub mod splits;
-mod splits_engine;
 pub mod spread;
 pub mod stale_reads;
 pub mod sweep;

@@ -102,8 +102,9 @@ pub fn keys_changing_shard(keys: &HashedKeys, a: usize, b: usize) -> Result<u64>
 /// `hash % new` differ: memory stays flat however many keys there are
 /// (used for the 100-million-key benchmark). Each key is hashed once, so
 /// the md5 work is limited by
-/// [`Limits::max_streamed`](crate::limits::Limits::max_streamed) (a billion
-/// short keys, about 2 minutes on two cores); more give [`Error::TooLarge`].
+/// [`Limits::max_streamed`](crate::limits::Limits::max_streamed) (300
+/// million short keys, about half a minute on two cores); more give
+/// [`Error::TooLarge`] at once.
 ///
 /// ```
 /// use reshard::analysis::modulo::count_moved_streaming;

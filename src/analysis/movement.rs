@@ -52,7 +52,8 @@ impl Movement {
     ///
     /// The old→new matrix is dense, so at most
     /// [`Limits::max_nodes`](limits::Limits::max_nodes) distinct node names
-    /// may take part.
+    /// may take part, and at most 8,192 however high that limit is raised
+    /// ([`MAX_MATRIX_CELLS`](limits::MAX_MATRIX_CELLS)).
     pub fn measure<P: Placement>(keys: &HashedKeys, before: &P, after: &P) -> Result<Movement> {
         let mut names: Vec<&String> = before.nodes().iter().chain(after.nodes()).collect();
         names.sort_unstable();
@@ -120,33 +121,48 @@ impl Movement {
             })
             .collect();
         let u = nodes.len();
+        limits::check_hint(
+            "cells of the old → new movement matrix (distinct nodes²)",
+            limits::product(u, u),
+            limits::MAX_MATRIX_CELLS,
+            "compare fewer distinct nodes (at most 8,192)",
+        )?;
         let in_before: Vec<bool> = (0..u).map(|i| i < before_nodes.len()).collect();
         let mut in_after = vec![false; u];
         for &j in &after_map {
             in_after[j] = true;
         }
-        let flat = a
-            .par_chunks(CHUNK)
-            .zip(b.par_chunks(CHUNK))
-            // one u×u accumulator per thread, not per split: at 4,096 nodes
-            // each is 134 MB
-            .with_min_len(a.len().div_ceil(CHUNK).div_ceil(rayon::current_num_threads()).max(1))
-            .fold(
-                || vec![0u64; u * u],
-                |mut m, (ca, cb)| {
-                    for (&x, &y) in ca.iter().zip(cb) {
-                        m[x as usize * u + after_map[y as usize]] += 1;
-                    }
-                    m
-                },
-            )
-            .reduce(
-                || vec![0u64; u * u],
-                |mut m, o| {
+        // One u×u accumulator per split, and at most as many splits as
+        // threads and as 512 MiB of accumulators allow (at 4,096 nodes each
+        // is 134 MB; at 8,192, 512 MB: one, counted on one core).
+        let room = usize::try_from((limits::MAX_MATRIX_CELLS / limits::product(u, u).max(1)).max(1)).unwrap_or(1);
+        let splits = rayon::current_num_threads().min(room).max(1);
+        let count = |m: &mut Vec<u64>, ca: &[NodeId], cb: &[NodeId]| {
+            for (&x, &y) in ca.iter().zip(cb) {
+                m[x as usize * u + after_map[y as usize]] += 1;
+            }
+        };
+        let flat = if splits == 1 {
+            let mut m = vec![0u64; u * u];
+            count(&mut m, a, b);
+            m
+        } else {
+            a.par_chunks(CHUNK)
+                .zip(b.par_chunks(CHUNK))
+                .with_min_len(a.len().div_ceil(CHUNK).div_ceil(splits).max(1))
+                .fold(
+                    || vec![0u64; u * u],
+                    |mut m, (ca, cb)| {
+                        count(&mut m, ca, cb);
+                        m
+                    },
+                )
+                .reduce_with(|mut m, o| {
                     m.iter_mut().zip(o).for_each(|(x, y)| *x += y);
                     m
-                },
-            );
+                })
+                .unwrap_or_else(|| vec![0u64; u * u])
+        };
         let matrix: Vec<Vec<u64>> = flat.chunks(u).map(<[u64]>::to_vec).collect();
         let (mut moved, mut to_added, mut between_kept, mut from_removed) = (0, 0, 0, 0);
         for i in 0..u {

@@ -68,6 +68,12 @@ impl RequestBounds {
             limits::current().max_placements,
             "use fewer keys or fewer ε values",
         )?;
+        limits::check_hint(
+            "ring points hashed (points per node × (2n + 1) nodes × (ε values + 1))",
+            limits::product(vnodes, n.saturating_mul(2).saturating_add(1)).saturating_mul(epsilons.len() as u128 + 1),
+            limits::current().max_hashes,
+            "use fewer nodes, points per node or ε values",
+        )?;
         let ring = Ring::new(n)?.with_vnodes(vnodes)?;
         let grown = ring.add_node(new_node)?;
         let plain_before = ring.assign(keys);

@@ -145,7 +145,15 @@ pub struct LoadUnderSkew {
 
 impl LoadUnderSkew {
     /// Place the keys once per scheme, then add up each workload's requests.
+    ///
+    /// Fails on no schemes or no workloads ([`Error::OutOfRange`]: there
+    /// is nothing to measure), and as [`RequestLoad::measure`] does.
     pub fn measure(keys: &HashedKeys, schemes: &[Replicated], workloads: &[Workload]) -> Result<LoadUnderSkew> {
+        for (what, n) in [("schemes to compare (count)", schemes.len()), ("workloads (count)", workloads.len())] {
+            if n == 0 {
+                return Err(Error::OutOfRange { what, given: "0".into(), allowed: "at least one".into() });
+            }
+        }
         for w in workloads {
             check_workload(keys, w)?;
         }

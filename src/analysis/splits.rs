@@ -51,7 +51,7 @@
 //! ```
 
 use crate::analysis::range_layout::{Boundary, RangeLayout};
-use crate::analysis::splits_engine;
+mod engine;
 use crate::keys::KeySet;
 use crate::schemes::NodeId;
 use crate::{limits, Error, Result};
@@ -285,7 +285,7 @@ impl RangeGrowth {
             limits::current().max_keys,
             "sample less often (a larger sample_every)",
         )?;
-        splits_engine::simulate(keys, layout, settings, every)
+        engine::simulate(keys, layout, settings, every)
     }
 
     /// The settings of the run.

@@ -40,7 +40,7 @@
 //! ```
 
 use crate::{limits, Error, Result};
-use rand::{Rng, SeedableRng};
+use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// The seed of the notebooks' workloads unless they say otherwise.
@@ -69,24 +69,46 @@ fn check_s(s: f64) -> Result<()> {
 /// The Zipf law over ranks `1 ..= n` with exponent `s`, sampled by
 /// rejection from the continuous law (the algorithm of `rand_distr::Zipf`
 /// 0.5, on `libm`'s functions).
+///
+/// Near `s = 1` that algorithm's formulas divide by `1 − s`: its total
+/// `(n^(1−s) − s) / (1 − s)` and its inverse `(p·t·(1−s) + s)^(1/(1−s))`
+/// subtract numbers that agree in almost every bit, and at `1 − s` of a
+/// few units in the last place (`0.1` added ten times is `1 − 2^−53`) they
+/// are garbage. Within [`NEAR_ONE`] of 1 the same two quantities are
+/// computed in a form that loses nothing there, with `ε = 1 − s`: the total
+/// `1 + expm1(ε·ln n) / ε` and the inverse `exp(log1p((p·t − 1)·ε) / ε)`,
+/// which tend to `1 + ln n` and `exp(p·t − 1)`, the formulas at `s = 1`.
+/// Outside the band the published formulas are kept bit for bit, so every
+/// seeded stream there is unchanged.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct ZipfLaw {
     s: f64,
     /// The continuous law's normalising total, `(n^(1−s) − s) / (1 − s)`,
     /// or `1 + ln n` at `s = 1`.
     t: f64,
-    /// `1 / (1 − s)` (unused at `s = 1`).
+    /// `1 / (1 − s)` (unused at and near `s = 1`).
     q: f64,
+    /// `1 − s` within [`NEAR_ONE`] of 1 (the stable formulas), else 0.
+    near: f64,
 }
+
+/// How close to 1 an exponent must be for [`ZipfLaw`]'s stable formulas.
+/// There the published ones lose about `2^−53 / |1 − s|` of their value
+/// (0.00000001% at `|1 − s| = 10^−6`); in the band the stable ones lose
+/// nothing, and at its edge the two agree to 10 digits.
+const NEAR_ONE: f64 = 1e-6;
 
 impl ZipfLaw {
     /// `n ≥ 1`, `s ≥ 0` finite (checked by the caller).
     fn new(n: f64, s: f64) -> ZipfLaw {
+        let eps = 1.0 - s;
         if s == 1.0 {
-            ZipfLaw { s, t: 1.0 + libm::log(n), q: 0.0 }
+            ZipfLaw { s, t: 1.0 + libm::log(n), q: 0.0, near: 0.0 }
+        } else if eps.abs() < NEAR_ONE {
+            ZipfLaw { s, t: 1.0 + libm::expm1(eps * libm::log(n)) / eps, q: 0.0, near: eps }
         } else {
-            let q = 1.0 / (1.0 - s);
-            ZipfLaw { s, t: (libm::pow(n, 1.0 - s) - s) * q, q }
+            let q = 1.0 / eps;
+            ZipfLaw { s, t: (libm::pow(n, eps) - s) * q, q, near: 0.0 }
         }
     }
 
@@ -95,6 +117,8 @@ impl ZipfLaw {
         let pt = p * self.t;
         if pt <= 1.0 {
             pt
+        } else if self.near != 0.0 {
+            libm::exp(libm::log1p((pt - 1.0) * self.near) / self.near)
         } else if self.s != 1.0 {
             libm::pow(pt * (1.0 - self.s) + self.s, self.q)
         } else {
@@ -158,8 +182,9 @@ impl ZipfStream {
     #[inline]
     pub fn draw(&mut self) -> usize {
         let rng = &mut self.rng;
-        // rand's StandardUniform f64: the top 53 bits of a u64, times 2^−53
-        let x = self.zipf.sample(|| rng.random::<f64>());
+        // rand's StandardUniform f64, bit for bit: the top 53 bits of a u64,
+        // times 2^−53 (exact)
+        let x = self.zipf.sample(|| (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64));
         // x is an integer in [1, keys]; clamp guards the float edge
         (x as usize).clamp(1, self.keys) - 1
     }
@@ -289,7 +314,7 @@ impl Workload {
 
 #[cfg(test)]
 mod tests {
-    use super::ZipfLaw;
+    use super::{ZipfLaw, NEAR_ONE};
 
     /// The sampler on fixed uniforms `(37k mod 97) / 97`, k = 1, 2, …,
     /// against the same algorithm in python3 (`math.pow`, `math.log`,
@@ -309,6 +334,38 @@ mod tests {
             let mut us = (1..200u32).map(|k| f64::from(k * 37 % 97) / 97.0);
             let got: Vec<u32> = (0..8).map(|_| law.sample(|| us.next().unwrap()) as u32).collect();
             assert_eq!(got, want, "n = {n}, s = {s}");
+        }
+    }
+
+    /// Near s = 1 the total and the inverse tend to the formulas at s = 1
+    /// (`1 + ln n`, `exp(p·t − 1)`): exponents a few units in the last place
+    /// from 1 (`0.1` added ten times is `1 − 2^−53`) and up to the band's
+    /// edge, from both sides. The published formulas gave `t` = 0 or twice
+    /// the right value there.
+    #[test]
+    fn near_one_the_law_is_the_law_at_one() {
+        let n = 10.0_f64;
+        let at_one = ZipfLaw::new(n, 1.0);
+        let ten_tenths = (0..10).fold(0.0, |s, _| s + 0.1);
+        assert_eq!(ten_tenths, 1.0 - f64::EPSILON / 2.0);
+        for s in [ten_tenths, 1.0 + f64::EPSILON, 1.0 - 1e-15, 1.0 + 1e-15, 1.0 - 1e-9, 1.0 + 9.9e-7] {
+            let law = ZipfLaw::new(n, s);
+            // t(s) = 1 + ln n + (1 − s)·ln² n / 2 + …: within that of t(1)
+            let slope = (1.0 - s).abs() * libm::log(n).powi(2);
+            assert!((law.t - at_one.t).abs() <= slope + 1e-12, "t({s}) = {} vs {}", law.t, at_one.t);
+            for p in [0.2, 0.5, 0.9, 0.999] {
+                let (a, b) = (law.inverse(p), at_one.inverse(p));
+                assert!((a - b).abs() <= 1e-5 * b, "inverse({p}) at {s}: {a} vs {b}");
+            }
+        }
+        // at the band's edge the two forms agree
+        for s in [1.0 - NEAR_ONE, 1.0 + NEAR_ONE] {
+            let stable = ZipfLaw { near: 1.0 - s, ..ZipfLaw::new(n, s) };
+            let stable = ZipfLaw { t: 1.0 + libm::expm1((1.0 - s) * libm::log(n)) / (1.0 - s), ..stable };
+            let published = ZipfLaw::new(n, s);
+            assert!((stable.t - published.t).abs() < 1e-9 * published.t, "{s}: {} vs {}", stable.t, published.t);
+            let (a, b) = (stable.inverse(0.9), published.inverse(0.9));
+            assert!((a - b).abs() < 1e-9 * b, "{s}: {a} vs {b}");
         }
     }
 

@@ -19,7 +19,7 @@ impl Backends {
         S: Into<String>,
     {
         let mut b = Backends(Vec::new());
-        for n in names {
+        for n in crate::live::ports::check_servers(names)? {
             b = b.added(n, 1)?;
         }
         if b.0.is_empty() {
@@ -32,6 +32,7 @@ impl Backends {
     pub(crate) fn added(&self, name: impl Into<String>, weight: u32) -> Result<Backends> {
         let name = name.into();
         check_name(&name)?;
+        crate::live::ports::check_servers(self.0.iter().map(|(n, _)| n.clone()).chain([name.clone()]))?;
         if self.0.iter().any(|(n, _)| *n == name) {
             return Err(Error::DuplicateNode(name));
         }
@@ -86,10 +87,7 @@ pub(crate) fn check_name(name: &str) -> Result<()> {
     if ok {
         Ok(())
     } else {
-        Err(Error::Invalid(format!(
-            "backend name {name:?}: use 1 to 64 letters, digits, '_', '-' or '.' (it is written into the \
-             proxy's config file as is)"
-        )))
+        Err(Error::BadBackendName { name: name.to_string() })
     }
 }
 
@@ -103,7 +101,7 @@ mod tests {
         assert_eq!(&*b.added("C", 2).unwrap(), [("A".into(), 1), ("B".into(), 1), ("C".into(), 2)]);
         assert_eq!(b.added("A", 1), Err(Error::DuplicateNode("A".into())));
         assert!(matches!(b.added("D", 0), Err(Error::BadWeight { .. })));
-        assert!(matches!(b.added("a b", 1), Err(Error::Invalid(_))));
+        assert_eq!(b.added("a b", 1), Err(Error::BadBackendName { name: "a b".into() }));
         assert_eq!(&*b.removed("A").unwrap(), [("B".into(), 1)]);
         assert_eq!(b.removed("A").unwrap().removed("B"), Err(Error::LastNode("B".into())));
         assert_eq!(b.removed("Z"), Err(Error::UnknownNode("Z".into())));

@@ -85,11 +85,11 @@ impl RedisCluster {
         if out.code != Some(0) || text.contains("[ERR]") {
             let err = strip_ansi(&self.named_text(&out.stderr));
             let tail: Vec<&str> = text.lines().chain(err.lines()).rev().take(12).collect();
-            let code = out.code.map_or("killed by a signal".into(), |c| format!("exit code {c}"));
-            return Err(Error::Redis(format!(
-                "redis-cli {shown} failed ({code}):\n{}",
-                tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-            )));
+            return Err(Error::CliFailed {
+                command: shown,
+                code: out.code,
+                output: tail.into_iter().rev().collect::<Vec<_>>().join("\n"),
+            });
         }
         Ok(CliRun { args, output: text, seconds })
     }
@@ -168,17 +168,17 @@ impl RedisCluster {
             self.entry = self.servers.iter().find(|s| s.name() != name).expect("another node").name().to_string();
         }
         let id = self.id(name)?;
-        let run = self.cli(vec!["--cluster".into(), "del-node".into(), self.entry_addr(), id]).map_err(|e| {
-            match self.server(name) {
-                Ok(s) if e.to_string().contains("No such node ID") => Error::Redis(format!(
-                    "node {name} ({HOST}:{}) is not in the cluster as {} sees it (redis-cli: “No such node ID”): it was \
-                     removed already, or the others flag it failed",
-                    s.port(),
-                    self.entry().name()
-                )),
-                _ => e,
-            }
-        })?;
+        let run =
+            self.cli(vec!["--cluster".into(), "del-node".into(), self.entry_addr(), id]).map_err(|e| {
+                match self.server(name) {
+                    Ok(s) if e.to_string().contains("No such node ID") => Error::NotInCluster {
+                        node: name.to_string(),
+                        port: s.port(),
+                        seen_by: self.entry().name().to_string(),
+                    },
+                    _ => e,
+                }
+            })?;
         let at = self.servers.iter().position(|s| s.name() == name).expect("still listed");
         let gone = self.servers.remove(at);
         self.removed.push(name.to_string());

@@ -48,11 +48,23 @@ impl Reply {
         matches!(self, Reply::Error(_))
     }
 
-    /// The integer of an integer reply, else an error.
+    /// The integer of an integer reply, else [`Error::UnexpectedReply`]
+    /// (its `node` empty: see [`Reply::integer_from`]).
     pub fn integer(&self) -> Result<i64> {
+        self.integer_from("", 0, "a command")
+    }
+
+    /// The integer of an integer reply that server `node` on `port` gave
+    /// to `doing`, else [`Error::UnexpectedReply`] naming them.
+    pub fn integer_from(&self, node: &str, port: u16, doing: &str) -> Result<i64> {
         match self {
             Reply::Integer(i) => Ok(*i),
-            other => Err(Error::Redis(format!("expected an integer reply, got {other:?}"))),
+            other => Err(Error::UnexpectedReply {
+                node: node.to_string(),
+                port,
+                doing: format!("{doing} (an integer reply)"),
+                got: format!("{other:?}"),
+            }),
         }
     }
 }

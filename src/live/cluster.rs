@@ -52,7 +52,7 @@
 
 pub use crate::live::client::REPLY_WITHIN;
 use crate::live::client::{Conn, Reply};
-use crate::live::ports::PortLease;
+use crate::live::ports::{check_servers, PortLease};
 use crate::live::process::{find_program, new_dir, version_text, Supervised, HOST, PROBE_WITHIN};
 use crate::schemes::slots::{Slots, SLOT_COUNT};
 use crate::schemes::NodeId;
@@ -122,7 +122,7 @@ impl RedisNode {
                 Err(e) => return Err(e),
             }
         }
-        Err(last.unwrap_or_else(|| Error::Redis(format!("redis-server {name} did not start"))))
+        Err(last.unwrap_or_else(|| Error::NoFreePort { node: name.to_string(), tries: 8 }))
     }
 
     pub(super) fn name(&self) -> &str {
@@ -194,13 +194,16 @@ impl RedisCluster {
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let names: Vec<String> = names.into_iter().map(Into::into).collect();
-        Slots::named(names.clone())?; // the same checks: some nodes, distinct names
+        // the same checks as Slots::named (some nodes, distinct names), on at
+        // most MAX_SERVERS + 1 names however many the iterator holds
+        let names = check_servers(names)?;
+        Slots::named(names.clone())?;
         if names.len() < 3 {
-            return Err(Error::Invalid(format!(
-                "{} masters: redis-cli --cluster create needs at least 3; name 3 or more nodes",
-                names.len()
-            )));
+            return Err(Error::OutOfRange {
+                what: "masters",
+                given: names.len().to_string(),
+                allowed: "3 or more: redis-cli --cluster create needs at least 3; name 3 or more nodes".into(),
+            });
         }
         let redis_server = find_program("redis-server")?;
         let redis_cli = find_program("redis-cli")?;
@@ -236,7 +239,11 @@ impl RedisCluster {
     /// than 0.
     pub fn set_reply_timeout(&mut self, within: Duration) -> Result<()> {
         if within.is_zero() {
-            return Err(Error::Invalid("a reply timeout of 0: use more than 0, e.g. 10 s".into()));
+            return Err(Error::OutOfRange {
+                what: "reply timeout",
+                given: "0 s".into(),
+                allowed: "more than 0, e.g. 10 s".into(),
+            });
         }
         self.reply_within = within;
         Ok(())
@@ -250,10 +257,7 @@ impl RedisCluster {
     pub(super) fn server(&self, name: &str) -> Result<&RedisNode> {
         self.servers.iter().find(|s| s.name() == name).ok_or_else(|| {
             if self.removed.iter().any(|r| r == name) {
-                Error::Redis(format!(
-                    "node {name} is not in the cluster any more: del_node removed it; the cluster has {}",
-                    self.names().join(", ")
-                ))
+                Error::NodeRemoved { node: name.to_string(), remaining: self.names() }
             } else {
                 Error::UnknownNode(name.to_string())
             }
@@ -328,8 +332,14 @@ impl RedisCluster {
         let mut out = Vec::new();
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let w: Vec<&str> = line.split_whitespace().collect();
+            let unexpected = |what: &str| Error::UnexpectedReply {
+                node: server.name().to_string(),
+                port: server.port(),
+                doing: "CLUSTER NODES".into(),
+                got: format!("{what} {line:?}"),
+            };
             if w.len() < 8 {
-                return Err(Error::Redis(format!("unexpected CLUSTER NODES line {line:?}")));
+                return Err(unexpected("the line"));
             }
             let mut slots = Vec::new();
             for r in &w[8..] {
@@ -339,7 +349,7 @@ impl RedisCluster {
                 let (a, b) = r.split_once('-').unwrap_or((r, r));
                 let (a, b): (u16, u16) = match (a.parse(), b.parse()) {
                     (Ok(a), Ok(b)) => (a, b),
-                    _ => return Err(Error::Redis(format!("unexpected slot range {r:?}"))),
+                    _ => return Err(unexpected(&format!("the slot range {r:?} in"))),
                 };
                 slots.extend(a..=b);
             }
@@ -365,9 +375,11 @@ impl RedisCluster {
         let mut names = Vec::new();
         let mut table = vec![NodeId::MAX; SLOT_COUNT];
         for (id, flags, slots) in order {
-            let s = self.servers.iter().find(|s| &s.id == id).ok_or_else(|| {
-                Error::Redis(format!("CLUSTER NODES lists node {id}, which this cluster did not start"))
-            })?;
+            let s = self
+                .servers
+                .iter()
+                .find(|s| &s.id == id)
+                .ok_or_else(|| Error::StrangerNode { id: id.clone(), seen_by: self.entry().name().to_string() })?;
             let down = !s.server.alive() || flagged_down(flags);
             if down && slots.is_empty() {
                 continue;
@@ -390,7 +402,7 @@ impl RedisCluster {
             names.push(s.name().to_string());
         }
         if let Some(s) = table.iter().position(|&t| t == NodeId::MAX) {
-            return Err(Error::Redis(format!("slot {s} is served by no node")));
+            return Err(Error::SlotUnserved { slot: s });
         }
         Slots::from_table(names, table)
     }
@@ -416,7 +428,7 @@ impl RedisCluster {
             }
             std::thread::sleep(Duration::from_millis(50));
         }
-        Err(Error::Redis(format!("the cluster did not settle within {} s: {why}", AGREE_WITHIN.as_secs())))
+        Err(Error::NotSettled { waited: AGREE_WITHIN, why })
     }
 
     fn agreed(&self, ids: &[&String]) -> Result<Option<String>> {

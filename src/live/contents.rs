@@ -8,7 +8,7 @@ use crate::analysis::Movement;
 use crate::keys::KeySet;
 use crate::live::client::Reply;
 use crate::live::cluster::RedisCluster;
-use crate::live::process::HOST;
+use crate::live::ports::check_live_keys;
 use crate::schemes::slots::{key_slot, Slots, SLOT_COUNT};
 use crate::schemes::{NodeId, Placement};
 use crate::{Error, Result};
@@ -80,7 +80,7 @@ impl Snapshot {
 /// ([`RedisCluster::sample`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Sampled {
-    /// The key, e.g. `"user:97"`.
+    /// The key, e.g. `"user:97"` (bytes escaped with [`crate::keys::escape`]).
     pub key: String,
     /// The node it was sent to: the one the crate predicts.
     pub asked: String,
@@ -99,14 +99,21 @@ impl RedisCluster {
     /// `SET`s over one connection per node, all nodes at once. A wrong
     /// route would come back as a `MOVED` error, counted in
     /// [`Loaded::redirected`].
+    ///
+    /// Every key keeps its bytes (a [`KeySet`] from your own keys may hold
+    /// any). Refused before anything is sent, with [`Error::TooLarge`], when
+    /// `keys` holds more than [`MAX_LIVE_KEYS`](crate::live::MAX_LIVE_KEYS) keys or its bytes are over
+    /// [`Limits::max_key_bytes`](crate::limits::Limits::max_key_bytes).
     pub fn load(&self, keys: &KeySet) -> Result<Loaded> {
+        check_live_keys(keys.len())?;
+        let bytes = keys.key_bytes()?;
         let slots = self.slots()?;
         let t0 = Instant::now();
         let mut by_node: Vec<Vec<usize>> = vec![Vec::new(); slots.nodes().len()];
-        let mut w = keys.writer();
         for i in 0..keys.len() {
-            by_node[slots.table()[usize::from(key_slot(w.key(i)))] as usize].push(i);
+            by_node[slots.table()[usize::from(key_slot(bytes.get(i)))] as usize].push(i);
         }
+        let bytes = &bytes;
         let results: Vec<Result<(u64, u64, u64)>> = std::thread::scope(|scope| {
             let handles: Vec<_> = by_node
                 .iter()
@@ -115,12 +122,9 @@ impl RedisCluster {
                     let conn = self.conn(&slots.nodes()[n]);
                     scope.spawn(move || -> Result<(u64, u64, u64)> {
                         let mut conn = conn?;
-                        let mut w = keys.writer();
                         let (mut ok, mut redirected, mut errors) = (0, 0, 0);
-                        let commands = idx.iter().map(|&i| {
-                            let key = w.key(i).to_vec();
-                            [b"SET".to_vec(), key, i.to_string().into_bytes()]
-                        });
+                        let commands =
+                            idx.iter().map(|&i| [b"SET".to_vec(), bytes.get(i).to_vec(), i.to_string().into_bytes()]);
                         conn.pipeline(commands, |r| match r {
                             Reply::Status(_) => ok += 1,
                             Reply::Error(e) if e.starts_with("MOVED") || e.starts_with("ASK") => redirected += 1,
@@ -132,7 +136,7 @@ impl RedisCluster {
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(Error::Redis("a loader thread panicked".into()))))
+                .map(|h| h.join().unwrap_or_else(|_| Err(Error::ThreadPanicked { task: "loading keys into a node" })))
                 .collect()
         });
         let mut loaded =
@@ -164,11 +168,11 @@ impl RedisCluster {
             let mut counts = Vec::with_capacity(own.len());
             let commands = own.iter().map(|x| ["CLUSTER".to_string(), "COUNTKEYSINSLOT".to_string(), x.to_string()]);
             conn.pipeline(commands, |r| counts.push(r))?;
-            let named = |e: Error| Error::Redis(format!("{name} ({HOST}:{}): {e}", self.port(name).unwrap_or(0)));
+            let port = self.port(name)?;
             for (&x, r) in own.iter().zip(counts) {
-                keys_per_slot[x] = r.integer().map_err(named)? as u64;
+                keys_per_slot[x] = r.integer_from(name, port, "CLUSTER COUNTKEYSINSLOT")? as u64;
             }
-            keys_per_node.push(conn.call(&["DBSIZE"])?.integer().map_err(named)? as u64);
+            keys_per_node.push(conn.call(&["DBSIZE"])?.integer_from(name, port, "DBSIZE")? as u64);
         }
         Ok(Snapshot { slots, keys_per_slot, keys_per_node })
     }
@@ -178,23 +182,26 @@ impl RedisCluster {
     /// the slot Redis computes (`CLUSTER KEYSLOT`) and who answers `GET`.
     /// What the servers said, key by key; the crate's own answers are set
     /// beside them by the tutor's `Check::placements`.
+    ///
+    /// Each key is sent with its bytes as they are; [`Sampled::key`] shows
+    /// it with [`crate::keys::escape`]'s escapes. Refused at once, like
+    /// [`load`](RedisCluster::load), for more than [`MAX_LIVE_KEYS`](crate::live::MAX_LIVE_KEYS) keys.
     pub fn sample(&self, keys: &KeySet, step: usize, predicted: &Slots) -> Result<Vec<Sampled>> {
+        check_live_keys(keys.len())?;
+        let bytes = keys.key_bytes()?;
         let step = step.max(1);
         let mut by_node: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
         for i in (0..keys.len()).step_by(step) {
-            let key = keys.key(i);
-            by_node
-                .entry(predicted.nodes()[predicted.table()[usize::from(key_slot(key.as_bytes()))] as usize].as_str())
-                .or_default()
-                .push(i);
+            let slot = usize::from(key_slot(bytes.get(i)));
+            by_node.entry(predicted.nodes()[predicted.table()[slot] as usize].as_str()).or_default().push(i);
         }
         let mut out: Vec<(usize, Sampled)> = Vec::new();
         for (node, idx) in &by_node {
             let mut conn = self.conn(node)?;
             let mut replies = Vec::new();
             let commands = idx.iter().flat_map(|&i| {
-                let k = keys.key(i);
-                [vec!["CLUSTER".to_string(), "KEYSLOT".to_string(), k.clone()], vec!["GET".to_string(), k]]
+                let k = bytes.get(i).to_vec();
+                [vec![b"CLUSTER".to_vec(), b"KEYSLOT".to_vec(), k.clone()], vec![b"GET".to_vec(), k]]
             });
             conn.pipeline(commands, |r| replies.push(r))?;
             for (&i, pair) in idx.iter().zip(replies.chunks(2)) {
@@ -208,7 +215,10 @@ impl RedisCluster {
                     Reply::Error(e) => self.named_text(e),
                     other => format!("{node} ({})", other.text()),
                 };
-                out.push((i, Sampled { key: keys.key(i), asked: node.to_string(), slot, answered_by }));
+                out.push((
+                    i,
+                    Sampled { key: keys.get(i).unwrap_or_default(), asked: node.to_string(), slot, answered_by },
+                ));
             }
         }
         out.sort_by_key(|(i, _)| *i);

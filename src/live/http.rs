@@ -1,5 +1,6 @@
-//! A small HTTP/1.1 client: `GET` requests pipelined over one keep-alive
-//! connection, each response read by its `Content-Length` (std only).
+//! A small HTTP/1.1 client: `POST` requests pipelined over one keep-alive
+//! connection, each body sent as its bytes and each response read by its
+//! `Content-Length` (std only); and a single `GET`, for probes.
 //!
 //! Requests go out in batches of [`BATCH`] before their responses are read,
 //! in order, as HTTP/1.1 allows. A response that says `Connection: close`
@@ -52,6 +53,12 @@ impl Conn {
         write!(self.writer, "GET {path} HTTP/1.1\r\nHost: {HOST}\r\n\r\n")
     }
 
+    /// `POST /` with `body` as it is: any bytes, NUL and newlines included.
+    fn post(&mut self, body: &[u8]) -> io::Result<()> {
+        write!(self.writer, "POST / HTTP/1.1\r\nHost: {HOST}\r\nContent-Length: {}\r\n\r\n", body.len())?;
+        self.writer.write_all(body)
+    }
+
     /// One response, and whether the server will close the connection.
     fn read(&mut self) -> io::Result<(Response, bool)> {
         let bad = |what: String| io::Error::new(io::ErrorKind::InvalidData, what);
@@ -96,17 +103,17 @@ impl Conn {
     }
 }
 
-/// `GET` every path on `127.0.0.1:port`, pipelined over one keep-alive
-/// connection, each read and write within [`REPLY_WITHIN`]; the responses
-/// in the order of `paths`.
-pub(crate) fn get_all(port: u16, paths: &[String]) -> io::Result<Vec<Response>> {
-    let mut out = Vec::with_capacity(paths.len());
+/// `POST /` with each body (`body(i)` for `i` in `0..count`) on
+/// `127.0.0.1:port`, pipelined over one keep-alive connection, each read
+/// and write within [`REPLY_WITHIN`]; the responses in order.
+pub(crate) fn post_all<'a>(port: u16, count: usize, body: impl Fn(usize) -> &'a [u8]) -> io::Result<Vec<Response>> {
+    let mut out = Vec::with_capacity(count);
     let mut conn = Conn::open(port, REPLY_WITHIN)?;
     let mut reconnects = 0;
-    while out.len() < paths.len() {
-        let batch = &paths[out.len()..paths.len().min(out.len() + BATCH)];
-        for p in batch {
-            conn.send(p)?;
+    while out.len() < count {
+        let batch = out.len()..count.min(out.len() + BATCH);
+        for i in batch.clone() {
+            conn.post(body(i))?;
         }
         conn.writer.flush()?;
         let mut closed = false;
@@ -120,7 +127,7 @@ pub(crate) fn get_all(port: u16, paths: &[String]) -> io::Result<Vec<Response>> 
         }
         if closed {
             reconnects += 1;
-            if reconnects > paths.len() / 16 + 8 {
+            if reconnects > count / 16 + 8 {
                 return Err(io::Error::other("the server keeps closing the connection"));
             }
             conn = Conn::open(port, REPLY_WITHIN)?;

@@ -39,22 +39,24 @@
 //! ```
 //!
 //! With the `proxies` feature, twemproxy routes keys the way the crate's
-//! [`Twemproxy`](crate::Twemproxy) scheme predicts:
+//! [`Twemproxy`](crate::Twemproxy) scheme predicts (the running proxy is
+//! `live::Nutcracker`, its config `live::NutcrackerConfig`):
 //!
 //! ```
 //! # #[cfg(feature = "proxies")] {
-//! use reshard::live::{nutcracker_version, TwemproxyConfig};
-//! use reshard::Twemproxy; // the scheme (the running proxy is reshard::live::Twemproxy)
+//! use reshard::live::{nutcracker_version, Nutcracker, NutcrackerConfig};
 //! use reshard::prelude::*;
+//! use reshard::Twemproxy;
 //! # if nutcracker_version().is_err() { return Ok(()); } // not installed here
 //! let keys = KeySet::users(2_000);
-//! let config = TwemproxyConfig::named(["A", "B", "C"])?;
-//! let mut proxy = reshard::live::Twemproxy::start(&config)?;
+//! let config = NutcrackerConfig::named(["A", "B", "C"])?;
+//! let proxy = Nutcracker::start(&config)?;
 //! proxy.set_keys(&keys)?;
 //! let routed = proxy.where_routed(&keys)?;
 //! let scheme = Twemproxy::named(["A", "B", "C"])?; // twemproxy's defaults: fnv1a_64, ketama
-//! for (i, key) in keys.iter().enumerate() {
-//!     assert_eq!(routed.owner(i), Some(scheme.owner(Key::new(&key, HashWidth::Bits32))));
+//! let mut w = keys.writer();
+//! for i in 0..keys.len() {
+//!     assert_eq!(routed.owner(i), Some(scheme.owner(Key::new(w.key(i), HashWidth::Bits32))));
 //! }
 //! # }
 //! # Ok::<(), reshard::Error>(())
@@ -107,6 +109,7 @@ pub use pg_rebalance::{Merged, Moved, Split};
 pub use pg_shards::{Inserted, PgShards, Plan, Scan, COORDINATOR};
 #[cfg(feature = "postgres")]
 pub use pg_table::{Bound, Partition, RangeOf, TableSpec};
+pub use ports::{MAX_LIVE_KEYS, MAX_SERVERS};
 #[cfg(feature = "postgres")]
 pub use postgres::pg_version;
 pub use process::{find_program, process_alive, HOST};

@@ -1,4 +1,4 @@
-//! nginx with a `hash $arg_key` upstream, started on this machine, and which
+//! nginx with a `hash $request_body` upstream, started on this machine, and which
 //! backend answered each key.
 //!
 //! [`Nginx::start`] writes one nginx.conf into a private temporary
@@ -8,15 +8,19 @@
 //! (`-e` from nginx 1.19.5 on) under the watchdog of
 //! [`process`](super::process). The backends are `server`
 //! blocks of the same nginx, one per name, each on its own port of
-//! 127.0.0.1 answering `GET /` with its name; the proxy's `server` block
-//! passes every request to an `upstream` of those ports with `hash $arg_key
-//! consistent;` (or `hash $arg_key;`) and each server's `weight=`.
+//! 127.0.0.1 answering every request with its name; the proxy's `server` block
+//! passes every request to an `upstream` of those ports with `hash
+//! $request_body consistent;` (or `hash $request_body;`) and each server's
+//! `weight=`: the key is the request's body, so it keeps every byte.
 //!
-//! [`where_answered`](Nginx::where_answered) sends `GET /?key=K` for every
-//! key, pipelined over one keep-alive connection, and reads which backend
-//! answered. [`reload_with`](Nginx::reload_with) rewrites the config and
-//! reloads it the way an operator does (SIGHUP to the master), then waits
-//! until the new config answers. When the driver is dropped, or this
+//! [`where_answered`](Nginx::where_answered) sends `POST /` with each key as
+//! the body, pipelined over one keep-alive connection, and reads which
+//! backend answered. (nginx hashes a key the same way whatever variable
+//! holds it, `$arg_key` of `/?key=K` as well: the body only spares the key
+//! URL escapes, which `$arg_key` would hash as sent.)
+//! [`reload_with`](Nginx::reload_with) rewrites the config and reloads it
+//! the way an operator does (SIGHUP to the master), then waits until the
+//! new config answers. When the driver is dropped, or this
 //! process dies, the watchdog sends SIGTERM to the master, which stops its
 //! workers before it exits; then the directory is removed.
 //!
@@ -59,10 +63,9 @@ pub use config::NginxConfig;
 /// its old workers gone).
 const PATIENCE: Duration = Duration::from_secs(15);
 
-/// An error of nginx as a whole.
-fn fail(what: impl std::fmt::Display) -> Error {
-    Error::Proxy(what.to_string())
-}
+/// The longest key [`Nginx::where_answered`] sends (nginx keeps a request
+/// body up to this size in memory, where `$request_body` reads it).
+pub const MAX_KEY_BYTES: usize = 1 << 20;
 
 /// The installed nginx version (`nginx -v`), e.g. `"1.22.1"`; else
 /// [`Error::ProgramMissing`], whose message says how to install it.
@@ -198,42 +201,51 @@ impl Nginx {
         self.master.as_ref().map_or(String::new(), |m| log_tail(&m.dir().join("error.log"), lines))
     }
 
-    /// `GET /?key=K` through the proxy for every key, pipelined over one
-    /// keep-alive connection; per key, the backend that answered. A key
-    /// goes into the URL as is (nginx hashes `$arg_key`, the raw text), so
-    /// it may hold only letters, digits and `- . _ ~ : @ ! $ ' ( ) * , ;`.
+    /// `POST /` through the proxy for every key, the key's bytes as the
+    /// request body, pipelined over one keep-alive connection; per key, the
+    /// backend that answered. nginx hashes `$request_body`, the body exactly
+    /// as sent, so a key keeps every byte (NUL, newlines, `\\`, bytes that
+    /// are not UTF-8) up to [`MAX_KEY_BYTES`].
     pub fn where_answered<K: Keys + ?Sized>(&self, keys: &K) -> Result<Observed> {
         let keys = key_list(keys)?;
-        let safe = |b: u8| b.is_ascii_alphanumeric() || b"-._~:@!$'()*,;".contains(&b);
-        if let Some(k) = keys.iter().find(|k| !k.bytes().all(safe)) {
-            return Err(Error::Invalid(format!(
-                "key {k:?} cannot go into a URL as is: use letters, digits and - . _ ~ : @ ! $ ' ( ) * , ;"
-            )));
-        }
+        let bytes = keys.key_bytes()?;
+        let longest = (0..keys.len()).map(|i| bytes.get(i).len()).max().unwrap_or(0);
+        crate::limits::check_hint(
+            "bytes in one key sent to nginx",
+            longest as u128,
+            MAX_KEY_BYTES as u128,
+            "use shorter keys (nginx hashes a request body it holds in memory)",
+        )?;
         let t0 = Instant::now();
-        let paths: Vec<String> = keys.iter().map(|k| format!("/?key={k}")).collect();
         let port = self.port();
-        let answers =
-            http::get_all(port, &paths).map_err(|e| node_error("nginx", port, "GET /?key=…", REPLY_WITHIN, e))?;
+        let answers = http::post_all(port, keys.len(), |i| bytes.get(i))
+            .map_err(|e| node_error("nginx", port, "POST / (a key as the body)", REPLY_WITHIN, e))?;
         let names = self.backends();
         let (mut errors, mut first) = (0u64, None);
         let mut holders: Vec<Vec<NodeId>> = Vec::with_capacity(keys.len());
-        for (k, r) in keys.iter().zip(answers) {
+        for (i, r) in answers.into_iter().enumerate() {
             let who = (r.status == 200).then(|| names.iter().position(|n| n.as_bytes() == r.body)).flatten();
             match who {
                 Some(n) => holders.push(vec![n as NodeId]),
                 None => {
                     errors += 1;
-                    first.get_or_insert_with(|| format!("{k}: {} {}", r.status, String::from_utf8_lossy(&r.body)));
+                    let body = String::from_utf8_lossy(&r.body);
+                    first.get_or_insert_with(|| format!("{}: {} {body}", keys.get(i).unwrap_or_default(), r.status));
                     holders.push(Vec::new());
                 }
             }
         }
+        drop(bytes);
         Ok(Observed::from_holders("answered", &names, &keys, holders)?.with_errors(
             errors,
             first,
             t0.elapsed().as_secs_f64(),
         ))
+    }
+
+    /// nginx failed as a whole: its config, its start or its reload.
+    fn failed(&self, problem: String) -> Error {
+        Error::ServerFailed { node: "nginx".into(), port: self.port(), problem, source: None }
     }
 
     /// Rewrite nginx.conf for `config` and reload it (SIGHUP to the master:
@@ -254,7 +266,7 @@ impl Nginx {
                 }
             }
             self.generation += 1;
-            let master = self.master.as_ref().ok_or_else(|| fail("nginx is not running"))?;
+            let master = self.master.as_ref().ok_or_else(|| self.failed("is not running".into()))?;
             let (dir, pid) = (master.dir().to_path_buf(), master.pid());
             self.write_conf(&dir)?;
             let old_workers = children_of(pid);
@@ -263,7 +275,7 @@ impl Nginx {
                 last = format!("could not send SIGHUP to nginx (pid {pid})");
                 break;
             }
-            match self.wait_generation(self.generation).and_then(|()| wait_gone(&old_workers)) {
+            match self.wait_generation(self.generation).and_then(|()| wait_gone(&old_workers, self.port())) {
                 Ok(()) => {
                     let keep: Vec<&String> = config.servers().iter().map(|(n, _)| n).collect();
                     self.backends.retain(|(n, _)| keep.contains(&n));
@@ -281,7 +293,7 @@ impl Nginx {
         if let Some(dir) = self.master.as_ref().map(|m| m.dir().to_path_buf()) {
             self.write_conf(&dir)?;
         }
-        Err(fail(format!("nginx did not reload: {last}")))
+        Err(self.failed(format!("did not reload: {last}")))
     }
 
     fn write_conf(&mut self, dir: &std::path::Path) -> Result<()> {
@@ -296,7 +308,7 @@ impl Nginx {
     /// generation's token; fail early if nginx exits or logs an `[emerg]`
     /// after the wait began.
     fn wait_generation(&self, generation: u64) -> Result<()> {
-        let master = self.master.as_ref().ok_or_else(|| fail("nginx is not running"))?;
+        let master = self.master.as_ref().ok_or_else(|| self.failed("is not running".into()))?;
         let log = master.dir().join("error.log");
         let logged = std::fs::metadata(&log).map_or(0, |m| m.len()) as usize;
         let want = format!("{}-{generation}", self.token);
@@ -305,10 +317,10 @@ impl Nginx {
             let text = std::fs::read_to_string(&log).unwrap_or_default();
             let emerg = text.get(logged..).and_then(|new| new.lines().find(|l| l.contains("[emerg]")));
             if let Some(e) = emerg {
-                return Err(fail(format!("nginx: {e}")));
+                return Err(self.failed(format!("refused its config: {e}")));
             }
             if !master.alive() {
-                return Err(fail(format!("nginx exited; its error log ends:\n{}", log_tail(&log, 5))));
+                return Err(self.failed(format!("exited; its error log ends:\n{}", log_tail(&log, 5))));
             }
             if http::get(self.port(), "/reshard-generation").is_ok_and(|r| r.status == 200 && r.body == want.as_bytes())
             {
@@ -316,8 +328,8 @@ impl Nginx {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
-        Err(fail(format!(
-            "nginx did not answer within {} s; its error log ends:\n{}",
+        Err(self.failed(format!(
+            "did not answer within {} s; its error log ends:\n{}",
             PATIENCE.as_secs(),
             log_tail(&log, 5)
         )))
@@ -334,11 +346,16 @@ fn version_at_least(v: &str, min: [u32; 3]) -> bool {
 /// Wait until these processes (the workers of the config before a reload)
 /// have exited: until then one of them may still accept a connection and
 /// answer with the old upstream.
-fn wait_gone(pids: &[u32]) -> Result<()> {
+fn wait_gone(pids: &[u32], port: u16) -> Result<()> {
     let deadline = Instant::now() + PATIENCE;
     while pids.iter().any(|&p| process_alive(p)) {
         if Instant::now() > deadline {
-            return Err(fail(format!("nginx's old workers {pids:?} did not exit within {} s", PATIENCE.as_secs())));
+            return Err(Error::ServerFailed {
+                node: "nginx".into(),
+                port,
+                problem: format!("its old workers {pids:?} did not exit within {} s", PATIENCE.as_secs()),
+                source: None,
+            });
         }
         std::thread::sleep(Duration::from_millis(5));
     }

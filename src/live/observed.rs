@@ -18,69 +18,83 @@
 //! ```
 
 use crate::analysis::Movement;
-use crate::keys::KeySet;
+use crate::keys::{escape, KeySet};
 use crate::schemes::NodeId;
 use crate::{Error, Result};
 
-/// The most keys one observation handles (a million keys through a proxy
-/// take half a minute or more).
-pub const MAX_LIVE_KEYS: usize = 1_000_000;
+use crate::live::ports::check_live_keys;
+pub use crate::live::ports::MAX_LIVE_KEYS;
 
-/// Keys to send through a proxy: a [`KeySet`] or any list of strings.
+/// Keys to send through a proxy: a [`KeySet`] (its keys' bytes, as they
+/// are) or any list of strings or byte strings. Every key keeps its bytes
+/// end to end: sent as they are, read back and matched as they are.
 pub trait Keys {
-    /// The keys, in order.
-    fn key_list(&self) -> Vec<String>;
+    /// How many keys, known before any is spelled.
+    fn key_count(&self) -> usize;
+    /// The keys as a listed key set (their bytes in one buffer).
+    fn key_set(&self) -> Result<KeySet>;
 }
 
 impl Keys for KeySet {
-    fn key_list(&self) -> Vec<String> {
-        self.iter().collect()
+    fn key_count(&self) -> usize {
+        self.len()
+    }
+    fn key_set(&self) -> Result<KeySet> {
+        if self.is_listed() {
+            return Ok(self.clone());
+        }
+        // checked against the limits before any key is spelled
+        let bytes = self.key_bytes()?;
+        KeySet::from_keys((0..bytes.len()).map(|i| bytes.get(i)))
     }
 }
 
-impl<S: AsRef<str>> Keys for [S] {
-    fn key_list(&self) -> Vec<String> {
-        self.iter().map(|k| k.as_ref().to_string()).collect()
+impl<S: AsRef<[u8]>> Keys for [S] {
+    fn key_count(&self) -> usize {
+        self.len()
+    }
+    fn key_set(&self) -> Result<KeySet> {
+        KeySet::from_keys(self.iter())
     }
 }
 
-impl<S: AsRef<str>> Keys for Vec<S> {
-    fn key_list(&self) -> Vec<String> {
-        self.as_slice().key_list()
+impl<S: AsRef<[u8]>> Keys for Vec<S> {
+    fn key_count(&self) -> usize {
+        self.len()
+    }
+    fn key_set(&self) -> Result<KeySet> {
+        self.as_slice().key_set()
     }
 }
 
-impl<S: AsRef<str>, const N: usize> Keys for [S; N] {
-    fn key_list(&self) -> Vec<String> {
-        self.as_slice().key_list()
+impl<S: AsRef<[u8]>, const N: usize> Keys for [S; N] {
+    fn key_count(&self) -> usize {
+        N
+    }
+    fn key_set(&self) -> Result<KeySet> {
+        self.as_slice().key_set()
     }
 }
 
-/// The keys of `keys`, checked: at least one, at most [`MAX_LIVE_KEYS`],
-/// none empty and none repeated.
-pub(crate) fn key_list<K: Keys + ?Sized>(keys: &K) -> Result<Vec<String>> {
-    let list = keys.key_list();
-    if list.is_empty() {
-        return Err(Error::NoKeys);
-    }
-    if list.len() > MAX_LIVE_KEYS {
-        return Err(Error::TooLarge {
-            what: "keys sent through a live proxy",
-            asked: list.len() as u128,
-            limit: MAX_LIVE_KEYS as u128,
-            hint: "use fewer keys (20,000 show every effect)",
-        });
-    }
-    let mut seen = std::collections::HashSet::with_capacity(list.len());
-    for k in &list {
+/// The keys of `keys` as a listed key set, checked before any is spelled
+/// (at least one, at most [`MAX_LIVE_KEYS`]) and then one by one: none
+/// empty and none repeated.
+pub(crate) fn key_list<K: Keys + ?Sized>(keys: &K) -> Result<KeySet> {
+    check_live_keys(keys.key_count())?;
+    let set = keys.key_set()?;
+    let bytes = set.key_bytes()?;
+    let mut seen = std::collections::HashMap::with_capacity(set.len());
+    for i in 0..set.len() {
+        let k = bytes.get(i);
         if k.is_empty() {
-            return Err(Error::Invalid("an empty key: every key needs at least one character".into()));
+            return Err(Error::EmptyKey { index: i });
         }
-        if !seen.insert(k.as_str()) {
-            return Err(Error::Invalid(format!("key {k:?} appears twice: give each key once")));
+        if let Some(first) = seen.insert(k, i) {
+            return Err(Error::DuplicateKey { key: escape(k), first, second: i });
         }
     }
-    Ok(list)
+    drop(bytes);
+    Ok(set)
 }
 
 /// For each key, the backends that hold it (or received it, or answered
@@ -89,7 +103,7 @@ pub(crate) fn key_list<K: Keys + ?Sized>(keys: &K) -> Result<Vec<String>> {
 pub struct Observed {
     what: String,
     names: Vec<String>,
-    keys: Vec<String>,
+    keys: KeySet,
     holders: Vec<Vec<NodeId>>,
     errors: u64,
     first_error: Option<String>,
@@ -100,12 +114,13 @@ impl Observed {
     /// An observation: `holders[i]` lists (as indices into `names`) the
     /// backends found for `keys[i]`. `what` says how it was observed
     /// ("stored", "routed", "answered").
-    pub fn from_holders<N: AsRef<str>, K: AsRef<str>>(
+    pub fn from_holders<N: AsRef<str>, K: Keys + ?Sized>(
         what: impl Into<String>,
         names: &[N],
-        keys: &[K],
+        keys: &K,
         holders: Vec<Vec<NodeId>>,
     ) -> Result<Observed> {
+        let keys = keys.key_set()?;
         if holders.len() != keys.len() {
             return Err(Error::LengthMismatch {
                 what: "holder lists for keys",
@@ -119,7 +134,7 @@ impl Observed {
         Ok(Observed {
             what: what.into(),
             names: names.iter().map(|n| n.as_ref().to_string()).collect(),
-            keys: keys.iter().map(|k| k.as_ref().to_string()).collect(),
+            keys,
             holders,
             errors: 0,
             first_error: None,
@@ -145,8 +160,10 @@ impl Observed {
         &self.names
     }
 
-    /// The keys, in the order they were given.
-    pub fn keys(&self) -> &[String] {
+    /// The keys, in the order they were given, with their bytes as they
+    /// are (shown with [`crate::keys::escape`]'s escapes by
+    /// [`KeySet::key`]).
+    pub fn keys(&self) -> &KeySet {
         &self.keys
     }
 
@@ -218,15 +235,13 @@ impl Observed {
             .enumerate()
             .map(|(i, h)| match h.as_slice() {
                 &[n] => Ok(n),
-                _ => Err(Error::Proxy(format!(
-                    "key {:?} was {} on {} backends, not one ({} keys on none, {} on several): \
-                     flush the backends and write the keys again, or observe where they are routed",
-                    self.keys[i],
-                    self.what,
-                    h.len(),
-                    self.nowhere(),
-                    self.on_several()
-                ))),
+                _ => Err(Error::NotOnOneBackend {
+                    key: self.keys.get(i).unwrap_or_default(),
+                    how: self.what.clone(),
+                    backends: h.len(),
+                    nowhere: self.nowhere(),
+                    several: self.on_several(),
+                }),
             })
             .collect()
     }
@@ -235,7 +250,13 @@ impl Observed {
     /// one of the same keys (every key on exactly one backend in both).
     pub fn movement_to(&self, later: &Observed) -> Result<Movement> {
         if later.keys != self.keys {
-            return Err(Error::Invalid("the two observations are of different keys: observe the same keys".into()));
+            let (a, b) = (self.keys.key_bytes()?, later.keys.key_bytes()?);
+            let first = (0..a.len().max(b.len())).find(|&i| i >= a.len() || i >= b.len() || a.get(i) != b.get(i));
+            return Err(Error::ObservationsDiffer {
+                keys: self.keys.len(),
+                other: later.keys.len(),
+                first: first.unwrap_or(0),
+            });
         }
         Movement::from_assignments(&self.names, &self.assignment()?, &later.names, &later.assignment()?)
     }
@@ -257,7 +278,7 @@ mod tests {
         assert_eq!(o.owners(), [Some("A"), Some("C"), None, None]);
         assert_eq!((o.nowhere(), o.on_several()), (1, 1));
         assert_eq!(o.holders(3), ["B", "C"]);
-        assert!(matches!(o.assignment(), Err(Error::Proxy(m)) if m.contains("\"k2\"")));
+        assert!(matches!(o.assignment(), Err(Error::NotOnOneBackend { key, backends: 0, .. }) if key == "k2"));
         assert_eq!(seen(vec![vec![1], vec![0]]).assignment().unwrap(), [1, 0]);
     }
 
@@ -276,8 +297,14 @@ mod tests {
             Err(Error::NodeOutOfRange { index: 1, nodes: 1 })
         ));
         assert_eq!(key_list(&Vec::<String>::new()), Err(Error::NoKeys));
-        assert!(matches!(key_list(&["a", "a"]), Err(Error::Invalid(_))));
-        assert!(matches!(key_list(&[""]), Err(Error::Invalid(_))));
-        assert_eq!(key_list(&KeySet::users(2)).unwrap(), ["user:0", "user:1"]);
+        assert_eq!(key_list(&["a", "b", "a"]), Err(Error::DuplicateKey { key: "a".into(), first: 0, second: 2 }));
+        assert_eq!(key_list(&["a", ""]), Err(Error::EmptyKey { index: 1 }));
+        assert_eq!(key_list(&KeySet::users(2)).unwrap().iter().collect::<Vec<_>>(), ["user:0", "user:1"]);
+        // bytes stay bytes: a backslash, a newline, a byte that is not UTF-8
+        let raw: [&[u8]; 3] = [b"a\\b", b"\n", b"\xff"];
+        let set = key_list(&raw).unwrap();
+        assert_eq!((0..3).map(|i| set.writer().key(i).to_vec()).collect::<Vec<_>>(), raw.map(<[u8]>::to_vec));
+        // a key set too large is refused before any key is spelled
+        assert!(matches!(key_list(&KeySet::plain(usize::MAX)), Err(Error::TooLarge { .. })));
     }
 }

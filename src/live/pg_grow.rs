@@ -31,6 +31,7 @@
 //! ```
 
 use crate::analysis::{RangeGrowth, RangeLayout};
+use crate::error::PartitionProblem;
 use crate::keys::KeySet;
 use crate::live::pg_shards::PgShards;
 use crate::live::pg_table::{Bound, Partition, RangeOf};
@@ -109,26 +110,29 @@ impl PgShards {
         let by = self.spec(table)?.by();
         let want = if matches!(growth.start_layout(), RangeLayout::Keys(_)) { RangeOf::Key } else { RangeOf::Hash };
         if by != want || growth.arrivals() != keys.len() as u64 {
-            return Err(Error::Invalid(format!(
-                "replay into {table}: the growth ran {} keys over {}; give it the same keys and a table made \
-                 with TableSpec::from_layout from its starting layout",
-                growth.arrivals(),
-                growth.start_layout().describe()
-            )));
+            return Err(Error::BadPartition {
+                table: table.to_string(),
+                problem: PartitionProblem::NotItsGrowth {
+                    arrivals: growth.arrivals(),
+                    keys: keys.len(),
+                    layout: growth.start_layout().describe(),
+                },
+            });
         }
         let parts = self.partitions(table)?;
         let shape: Vec<&str> = parts.iter().map(|p| p.shard.as_str()).collect();
         let nodes = growth.nodes();
         let start: Vec<&str> = growth.start_layout().table().iter().map(|&o| nodes[o as usize].as_str()).collect();
         if shape != start || self.rows_per_shard(table)?.iter().any(|(_, n)| *n > 0) {
-            return Err(Error::Invalid(format!(
-                "replay into {table}: it must be empty and laid out as the growth started ({} ranges on {}), \
-                 not {} partitions on {}",
-                start.len(),
-                start.join(", "),
-                shape.len(),
-                shape.join(", ")
-            )));
+            return Err(Error::BadPartition {
+                table: table.to_string(),
+                problem: PartitionProblem::NotItsLayout {
+                    ranges: start.len(),
+                    shards: start.iter().map(|s| s.to_string()).collect(),
+                    partitions: shape.len(),
+                    on: shape.iter().map(|s| s.to_string()).collect(),
+                },
+            });
         }
         let order = growth.settings().arrival_order().order(keys.len());
         let mut steps = Vec::new();
@@ -139,12 +143,17 @@ impl PgShards {
             self.write(table, keys, &order, written, upto)?;
             written = upto;
             // The partition that took the last row is the one over the threshold.
-            let last = keys.key(order[upto - 1] as usize);
+            let Some(&last) = upto.checked_sub(1).and_then(|j| order.get(j)) else { continue };
+            // the key's own text (written just now, so UTF-8), not its escaped display
+            let last = String::from_utf8_lossy(keys.writer().key(last as usize)).into_owned();
             steps.push(self.split_at_median(table, by, &last, split.arrival)?);
             while let Some(m) = moves.next_if(|m| m.arrival == split.arrival) {
                 let parts = self.partitions(table)?;
                 let Some(p) = parts.get(m.range) else {
-                    return Err(Error::Invalid(format!("the growth moves range {} of {}", m.range, parts.len())));
+                    return Err(Error::BadPartition {
+                        table: table.to_string(),
+                        problem: PartitionProblem::NoSuchRange { range: m.range, partitions: parts.len() },
+                    });
                 };
                 let to = nodes[m.to as usize].clone();
                 let done = self.move_partition(table, &p.name.clone(), &to)?;
@@ -212,7 +221,10 @@ impl PgShards {
         };
         let parts = self.partitions(table)?;
         let Some(p) = parts.into_iter().find(|p| p.lower <= probe && probe < p.upper) else {
-            return Err(Error::Invalid(format!("no partition of {table} holds {key:?}")));
+            return Err(Error::BadPartition {
+                table: table.to_string(),
+                problem: PartitionProblem::NoneHolds { at: format!("{key:?}") },
+            });
         };
         let (rows, at) = self.median(table, &p.name)?;
         let done = self.split(table, &at, &p.shard)?;

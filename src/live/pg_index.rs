@@ -23,7 +23,7 @@
 //!   index a set time after its write.
 
 use crate::keys::KeySet;
-use crate::live::pg_shards::PgShards;
+use crate::live::pg_shards::{GlobalIndex, PgShards};
 use crate::live::postgres::{check_identifier, literal};
 use crate::live::TableSpec;
 use crate::schemes::KeyRanges;
@@ -36,14 +36,6 @@ pub const MAX_TIMED: usize = 100_000;
 /// The most rows one [`PgShards::stale_reads`] writes (each is a few
 /// transactions and a sleep).
 pub const MAX_STALE_WRITES: usize = 10_000;
-
-/// A global index: the postings table of `table`'s `attributes`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct GlobalIndex {
-    pub(crate) name: String,
-    pub(crate) table: String,
-    pub(crate) attributes: Vec<String>,
-}
 
 /// What [`PgShards::stale_reads`] saw.
 #[derive(Debug, Clone, PartialEq)]
@@ -328,7 +320,7 @@ impl PgShards {
             if w.is_err() {
                 let _ = self.coordinator.run(&format!("INSERT INTO {index}_done VALUES (1);\n"));
             }
-            (w, d.join().unwrap_or_else(|_| Err(Error::Invalid("the drainer's thread panicked".into()))))
+            (w, d.join().unwrap_or_else(|_| Err(Error::ThreadPanicked { task: "draining the index queue" })))
         });
         w?;
         d?;

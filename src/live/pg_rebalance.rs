@@ -10,6 +10,7 @@
 //! moved; a failure rolls back the coordinator's part and drops the table it
 //! had made.
 
+use crate::error::PartitionProblem;
 use crate::live::pg_shards::PgShards;
 use crate::live::pg_table::{check_text, Bound, RangeOf};
 use crate::{Error, Result};
@@ -126,16 +127,22 @@ impl PgShards {
             });
         };
         let Some(upper) = parts.get(i + 1) else {
-            return Err(Error::Invalid(format!(
-                "merge {partition}: it is the last partition of {table}, with none above it"
-            )));
+            return Err(Error::BadPartition {
+                table: table.to_string(),
+                problem: PartitionProblem::NoneAbove { partition: partition.to_string() },
+            });
         };
         let lower = &parts[i];
         if lower.shard != upper.shard {
-            return Err(Error::Invalid(format!(
-                "merge {partition} with {}: they are on shards {} and {}; move one to the other's shard first",
-                upper.name, lower.shard, upper.shard
-            )));
+            return Err(Error::BadPartition {
+                table: table.to_string(),
+                problem: PartitionProblem::AcrossShards {
+                    lower: lower.name.clone(),
+                    upper: upper.name.clone(),
+                    lower_shard: lower.shard.clone(),
+                    upper_shard: upper.shard.clone(),
+                },
+            });
         }
         let names = spec.column_names().join(", ");
         let script = format!(
@@ -178,20 +185,26 @@ impl PgShards {
         let kind_ok = matches!((at, spec.by()), (Bound::Text(_), RangeOf::Key) | (Bound::Int(_), RangeOf::Hash));
         if !kind_ok {
             let want = if spec.by() == RangeOf::Key { "Bound::Text" } else { "Bound::Int" };
-            return Err(Error::Invalid(format!("split {table} at {at}: give a {want} inside a partition")));
+            return Err(Error::BadPartition {
+                table: table.to_string(),
+                problem: PartitionProblem::WrongKind { at: at.to_string(), want },
+            });
         }
         if let Bound::Text(t) = at {
             check_text("the split point", t)?;
         }
         let parts = self.partitions(table)?;
         let Some(old) = parts.iter().find(|p| p.lower <= *at && *at < p.upper).cloned() else {
-            return Err(Error::Invalid(format!("split {table} at {at}: no partition holds it")));
+            return Err(Error::BadPartition {
+                table: table.to_string(),
+                problem: PartitionProblem::NoneHolds { at: at.to_string() },
+            });
         };
         if old.lower == *at {
-            return Err(Error::Invalid(format!(
-                "split {table} at {at}: {at} is already the lower bound of {}: split inside a partition",
-                old.name
-            )));
+            return Err(Error::BadPartition {
+                table: table.to_string(),
+                problem: PartitionProblem::AlreadyBound { at: at.to_string(), partition: old.name },
+            });
         }
         let new = self.partition_name(table);
         let cols = spec.columns_sql();

@@ -109,13 +109,22 @@ impl Plan {
     }
 }
 
+/// A global index of a table (made by `live::pg_index`): the postings
+/// table of `table`'s `attributes`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct GlobalIndex {
+    pub(crate) name: String,
+    pub(crate) table: String,
+    pub(crate) attributes: Vec<String>,
+}
+
 /// A coordinator and its shards: see the [module documentation](self).
 #[derive(Debug)]
 pub struct PgShards {
     pub(crate) coordinator: PgServer,
     pub(crate) shards: Vec<PgServer>,
     pub(crate) tables: Vec<TableSpec>,
-    pub(crate) indexes: Vec<crate::live::pg_index::GlobalIndex>,
+    pub(crate) indexes: Vec<GlobalIndex>,
     next_partition: u64,
 }
 
@@ -160,7 +169,9 @@ impl PgShards {
             let handles: Vec<_> = all.iter().map(|n| s.spawn(|| PgServer::start(n, &bins, &template))).collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(Error::Invalid("a server start panicked".into()))))
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| Err(Error::ThreadPanicked { task: "starting a PostgreSQL server" }))
+                })
                 .collect()
         });
         drop(template);
@@ -291,7 +302,7 @@ impl PgShards {
         self.insert_rows(table, keys, (0..keys.len()).map(|i| (i, i as u64)), keys.len(), extra)
     }
 
-    /// The SQL that loads the keys `keys.key(i)` for each `(i, seq)` of
+    /// The SQL that loads the keys `keys.get(i)` for each `(i, seq)` of
     /// `rows` (`count` of them) into a temporary table `incoming` with the
     /// columns of `table`, `seq` as each row's `seq`: what
     /// [`insert_rows`](PgShards::insert_rows) and the indexed inserts send
@@ -354,7 +365,7 @@ impl PgShards {
         ))
     }
 
-    /// Insert the keys `keys.key(i)` for each `(i, seq)` of `rows` (`count`
+    /// Insert the keys `keys.get(i)` for each `(i, seq)` of `rows` (`count`
     /// of them), in that order, with `seq` as the row's `seq`.
     pub(crate) fn insert_rows(
         &self,

@@ -20,6 +20,7 @@
 //! ```
 
 use crate::analysis::RangeLayout;
+use crate::error::RangeProblem;
 use crate::live::postgres::{check_identifier, literal};
 use crate::{Error, HashWidth, Result};
 use std::fmt;
@@ -163,18 +164,21 @@ impl TableSpec {
         check_identifier("table name", name)?;
         let ranges: Vec<(Bound, Bound, String)> =
             ranges.into_iter().take(MAX_PARTITIONS + 1).map(|(a, b, s)| (a, b, s.into())).collect();
-        let problem = |p: String| Err(Error::Invalid(format!("table {name}: {p}")));
+        let problem = |problem: RangeProblem| Err(Error::BadRanges { table: name.to_string(), problem });
         if ranges.is_empty() {
-            return problem("no ranges: give at least one, from Bound::Min to Bound::Max".into());
+            return problem(RangeProblem::NoRanges);
         }
         if ranges.len() > MAX_PARTITIONS {
-            return problem(format!("more than {MAX_PARTITIONS} ranges: give at most that many (each is a partition)"));
+            return Err(Error::TooLarge {
+                what: "ranges of a table (each a partition; counted up to one past the limit)",
+                asked: ranges.len() as u128,
+                limit: MAX_PARTITIONS as u128,
+                hint: "give fewer ranges",
+            });
         }
         let (first, last) = (&ranges[0].0, &ranges[ranges.len() - 1].1);
         if *first != Bound::Min || *last != Bound::Max {
-            return problem(format!(
-                "the ranges run from {first} to {last}: start at Bound::Min and end at Bound::Max"
-            ));
+            return problem(RangeProblem::Ends { first: first.to_string(), last: last.to_string() });
         }
         for (i, (lo, hi, _)) in ranges.iter().enumerate() {
             let kind_ok = |b: &Bound| {
@@ -183,21 +187,17 @@ impl TableSpec {
                     (Bound::Min | Bound::Max, _) | (Bound::Text(_), RangeOf::Key) | (Bound::Int(_), RangeOf::Hash)
                 )
             };
+            let (lower, upper) = (lo.to_string(), hi.to_string());
             if !kind_ok(lo) || !kind_ok(hi) {
                 let want = if by == RangeOf::Key { "Bound::Text" } else { "Bound::Int" };
-                return problem(format!("range {i} ({lo} to {hi}) mixes kinds: use {want} bounds for this table"));
+                return problem(RangeProblem::MixedKinds { index: i, lower, upper, want });
             }
             if lo >= hi {
-                return problem(format!(
-                    "range {i} runs from {lo} to {hi}: each lower bound must sort below its upper"
-                ));
+                return problem(RangeProblem::Inverted { index: i, lower, upper });
             }
             if let Some((next_lo, _, _)) = ranges.get(i + 1) {
                 if next_lo != hi {
-                    return problem(format!(
-                        "range {i} ends at {hi} but range {} starts at {next_lo}: make them meet",
-                        i + 1
-                    ));
+                    return problem(RangeProblem::Gap { index: i, end: upper, next: next_lo.to_string() });
                 }
             }
             if let Bound::Text(t) = lo {
@@ -223,13 +223,7 @@ impl TableSpec {
                 .iter()
                 .map(|b| match std::str::from_utf8(b) {
                     Ok(t) => Ok(Bound::text(t)),
-                    Err(_) => Err(Error::BadKey {
-                        line: 0,
-                        reason: format!(
-                            "boundary \"{}\" is not UTF-8, which PostgreSQL text needs: use text boundaries",
-                            crate::keys::escape(b)
-                        ),
-                    }),
+                    Err(_) => Err(Error::NotPgText { what: "boundary", text: crate::keys::escape(b) }),
                 })
                 .collect::<Result<_>>()?,
             RangeLayout::Hashes(h) => {
@@ -306,11 +300,9 @@ impl TableSpec {
 }
 
 /// Text PostgreSQL's `text` can hold: no NUL byte.
-pub(crate) fn check_text(what: &str, s: &str) -> Result<()> {
+pub(crate) fn check_text(what: &'static str, s: &str) -> Result<()> {
     if s.contains('\0') {
-        return Err(Error::Invalid(format!(
-            "{what} {s:?} holds a NUL byte, which PostgreSQL text cannot store: remove it"
-        )));
+        return Err(Error::NotPgText { what, text: crate::keys::escape(s.as_bytes()) });
     }
     Ok(())
 }

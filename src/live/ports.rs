@@ -12,6 +12,48 @@ use std::collections::BTreeSet;
 use std::net::TcpListener;
 use std::sync::Mutex;
 
+/// The most servers one driver starts: Redis Cluster masters, a proxy's
+/// backends (each is a process with its own port and memory; 32 start
+/// in a few seconds on two cores).
+pub const MAX_SERVERS: usize = 32;
+
+/// At most [`MAX_SERVERS`] + 1 names from `names` (an endless iterator
+/// included), refused with [`Error::TooLarge`] when there are more than
+/// [`MAX_SERVERS`]: no name past that is taken.
+pub(crate) fn check_servers<I, S>(names: I) -> Result<Vec<String>>
+where
+    I: IntoIterator<Item = S>,
+    S: Into<String>,
+{
+    let names: Vec<String> = names.into_iter().take(MAX_SERVERS + 1).map(Into::into).collect();
+    if names.len() > MAX_SERVERS {
+        return Err(Error::TooLarge {
+            what: "servers started by one driver (counted up to one past the limit)",
+            asked: names.len() as u128,
+            limit: MAX_SERVERS as u128,
+            hint: "start fewer servers (model more with the crate's schemes)",
+        });
+    }
+    Ok(names)
+}
+
+/// The most keys one call of a live driver sends (a million keys through a
+/// proxy take half a minute or more).
+pub const MAX_LIVE_KEYS: usize = 1_000_000;
+
+/// `Ok` for 1 to [`MAX_LIVE_KEYS`] keys: checked before any key is spelled.
+pub(crate) fn check_live_keys(count: usize) -> Result<()> {
+    if count == 0 {
+        return Err(Error::NoKeys);
+    }
+    crate::limits::check_hint(
+        "keys sent to live servers",
+        count as u128,
+        MAX_LIVE_KEYS as u128,
+        "use fewer keys (20,000 show every effect)",
+    )
+}
+
 /// Ports held by a [`PortLease`] of this process (bus ports included).
 static LEASED: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
 

@@ -62,11 +62,6 @@ mod config;
 mod monitor;
 pub use config::{NutcrackerConfig, DISTRIBUTIONS, HASHES};
 
-/// An error of the proxy as a whole.
-pub(super) fn fail(what: impl std::fmt::Display) -> Error {
-    Error::Proxy(what.to_string())
-}
-
 /// The installed twemproxy version (`nutcracker -V`), e.g. `"0.5.0"`,
 /// after checking that `redis-server` is there too; else
 /// [`Error::ProgramMissing`], whose message says how to install it.
@@ -208,11 +203,11 @@ impl Nutcracker {
     /// pipelined over one connection.
     pub fn set_keys<K: Keys + ?Sized>(&self, keys: &K) -> Result<Written> {
         let keys = key_list(keys)?;
+        let bytes = keys.key_bytes()?;
         let t0 = Instant::now();
         let mut w = Written { keys: keys.len() as u64, ok: 0, errors: 0, first_error: None, seconds: 0.0 };
         let mut conn = Conn::open("nutcracker", self.port())?;
-        let commands =
-            keys.iter().enumerate().map(|(i, k)| [b"SET".to_vec(), k.as_bytes().to_vec(), i.to_string().into_bytes()]);
+        let commands = (0..keys.len()).map(|i| [b"SET".to_vec(), bytes.get(i).to_vec(), i.to_string().into_bytes()]);
         conn.pipeline(commands, |r| match r {
             Reply::Status(_) => w.ok += 1,
             other => {
@@ -236,8 +231,9 @@ impl Nutcracker {
     /// directly with `KEYS *` (keys not asked about are ignored).
     pub fn where_stored<K: Keys + ?Sized>(&self, keys: &K) -> Result<Observed> {
         let keys = key_list(keys)?;
+        let bytes = keys.key_bytes()?;
         let t0 = Instant::now();
-        let index: HashMap<&str, usize> = keys.iter().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
+        let index: HashMap<&[u8], usize> = (0..keys.len()).map(|i| (bytes.get(i), i)).collect();
         let mut holders: Vec<Vec<NodeId>> = vec![Vec::new(); keys.len()];
         for (n, b) in self.backends.iter().enumerate() {
             if b.process.is_none() {
@@ -246,7 +242,7 @@ impl Nutcracker {
             if let Reply::Array(Some(items)) = self.call(b, &["KEYS", "*"])? {
                 for item in items {
                     if let Reply::Bulk(Some(k)) = item {
-                        if let Some(&i) = std::str::from_utf8(&k).ok().and_then(|k| index.get(k)) {
+                        if let Some(&i) = index.get(k.as_slice()) {
                             holders[i].push(n as NodeId);
                         }
                     }
@@ -266,6 +262,7 @@ impl Nutcracker {
     /// error (its backend is down and not ejected yet) reaches no backend.
     pub fn where_routed<K: Keys + ?Sized>(&self, keys: &K) -> Result<Observed> {
         let keys = key_list(keys)?;
+        let bytes = keys.key_bytes()?;
         let t0 = Instant::now();
         let running: Vec<(usize, String, u16)> = self
             .backends
@@ -277,7 +274,7 @@ impl Nutcracker {
         let seen = monitor::watch(&running, || {
             let (mut errors, mut first) = (0u64, None);
             let mut conn = Conn::open("nutcracker", self.port())?;
-            conn.pipeline(keys.iter().map(|k| [&b"GET"[..], k.as_bytes()]), |r| {
+            conn.pipeline((0..keys.len()).map(|i| [&b"GET"[..], bytes.get(i)]), |r| {
                 if r.is_error() {
                     errors += 1;
                     first.get_or_insert(r.text());
@@ -286,11 +283,11 @@ impl Nutcracker {
             Ok((errors, first))
         })?;
         let ((errors, first), received) = seen;
-        let index: HashMap<&str, usize> = keys.iter().enumerate().map(|(i, k)| (k.as_str(), i)).collect();
+        let index: HashMap<&[u8], usize> = (0..keys.len()).map(|i| (bytes.get(i), i)).collect();
         let mut holders: Vec<Vec<NodeId>> = vec![Vec::new(); keys.len()];
         for (n, got) in received {
             for k in got {
-                if let Some(&i) = std::str::from_utf8(&k).ok().and_then(|k| index.get(k)) {
+                if let Some(&i) = index.get(k.as_slice()) {
                     if !holders[i].contains(&(n as NodeId)) {
                         holders[i].push(n as NodeId);
                     }
@@ -401,7 +398,7 @@ impl Nutcracker {
                 Err(e) => return Err(e),
             }
         }
-        Err(fail(format!("redis-server found no free port on {HOST} for backend {}", self.backends[at].name)))
+        Err(Error::NoFreePort { node: format!("backend {}", self.backends[at].name), tries: 8 })
     }
 
     fn spawn_redis(&self, at: usize) -> Result<Supervised> {

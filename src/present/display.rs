@@ -25,7 +25,13 @@ impl fmt::Display for KeySet {
         let p = self.prefix();
         if self.is_listed() && !self.is_empty() {
             let n = self.len();
-            return write!(f, "{} listed keys ({} … {})", thousands(n as u64), self.key(0), self.key(n - 1));
+            return write!(
+                f,
+                "{} listed keys ({} … {})",
+                thousands(n as u64),
+                self.get(0).unwrap_or_default(),
+                self.get(n - 1).unwrap_or_default()
+            );
         }
         match self.len() {
             0 => write!(f, "no keys"),

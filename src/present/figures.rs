@@ -80,13 +80,18 @@ impl FixedShards {
     /// outlined. Nodes are matched by name.
     pub fn map_chart(&self, after: &FixedShards, title: &str) -> ShardMap {
         let mut names: Vec<String> = self.nodes().to_vec();
+        let mut at: std::collections::HashMap<&str, usize> =
+            self.nodes().iter().enumerate().map(|(i, n)| (n.as_str(), i)).collect();
         for n in after.nodes() {
-            if !names.contains(n) {
+            if !at.contains_key(n.as_str()) {
+                at.insert(n, names.len());
                 names.push(n.clone());
             }
         }
+        // each node id's place in `names`, then one lookup per shard
         let index = |p: &FixedShards| -> Vec<usize> {
-            p.table().iter().map(|&t| names.iter().position(|n| *n == p.nodes()[t as usize]).unwrap_or(0)).collect()
+            let of: Vec<usize> = p.nodes().iter().map(|n| at.get(n.as_str()).copied().unwrap_or(0)).collect();
+            p.table().iter().map(|&t| of[t as usize]).collect()
         };
         let (b, a) = (index(self), index(after));
         plot::shard_map(title, &b, &a, &names)

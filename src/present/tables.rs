@@ -128,10 +128,15 @@ impl std::fmt::Display for Table {
     }
 }
 
-/// Print one rich output for the evcxr kernel, in two forms.
-pub fn emit(text: &str, html: &str) {
-    println!("EVCXR_BEGIN_CONTENT text/plain\n{text}\nEVCXR_END_CONTENT");
-    println!("EVCXR_BEGIN_CONTENT text/html\n{html}\nEVCXR_END_CONTENT");
+pub use crate::present::show::emit;
+
+impl crate::present::show::Show for Table {
+    fn text_form(&self) -> String {
+        self.to_text()
+    }
+    fn html_form(&self) -> String {
+        self.to_html()
+    }
 }
 
 /// `s` as HTML text: `&`, `<` and `>` escaped.

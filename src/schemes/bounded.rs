@@ -220,6 +220,10 @@ impl Placement for Bounded {
         self.ring.nodes()
     }
 
+    fn change_cost(&self, nodes: usize) -> u128 {
+        self.ring.change_cost(nodes)
+    }
+
     /// The ring gains the node; the bound is recomputed for one more node.
     fn add_node(&self, name: &str) -> Result<Self> {
         Ok(Bounded { ring: self.ring.add_node(name)?, epsilon: self.epsilon })

@@ -120,6 +120,15 @@ impl Ketama {
         let n = nodes.len();
         crate::limits::check_hint("servers", n as u128, MAX_SERVERS as u128, "use fewer servers (160 points each)")?;
         let digests = digest_counts(&weights);
+        // libketama would leave such a server in the list with no point,
+        // never sent a key: refused, as the weights are too far apart
+        if let Some(i) = digests.iter().position(|&d| d == 0) {
+            return Err(Error::WeightsTooUneven {
+                node: nodes[i].clone(),
+                weight: u64::from(weights[i]),
+                total: weights.iter().map(|&w| u64::from(w)).sum(),
+            });
+        }
         let mut points = Vec::with_capacity(digests.iter().sum::<usize>() * 4);
         let mut buf = Vec::new();
         for (id, name) in nodes.iter().enumerate() {
@@ -134,9 +143,6 @@ impl Ketama {
                     points.push((p, id as NodeId));
                 }
             }
-        }
-        if points.is_empty() {
-            return Err(Error::WeightsTooUneven);
         }
         points.sort_unstable();
         Ok(Ketama { nodes, weights, points })
@@ -199,6 +205,11 @@ impl Locate for Ketama {
 impl Placement for Ketama {
     fn nodes(&self) -> &[String] {
         &self.nodes
+    }
+
+    /// Every server's points are hashed again: 40 md5 digests per server.
+    fn change_cost(&self, nodes: usize) -> u128 {
+        40 * nodes as u128
     }
 
     /// A new server of weight 1; every server's point count is computed

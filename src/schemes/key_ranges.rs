@@ -254,6 +254,13 @@ impl Placement for KeyRanges {
         &self.nodes
     }
 
+    /// The range table is copied and walked: a quarter of an md5 per range,
+    /// and its boundaries' bytes.
+    fn change_cost(&self, nodes: usize) -> u128 {
+        let bytes: u128 = self.boundaries().iter().map(|b| b.len() as u128).sum();
+        (self.table().len() as u128).div_ceil(4) + bytes / 64 + nodes as u128
+    }
+
     fn assign(&self, keys: &HashedKeys) -> Vec<NodeId> {
         assign_each(self, keys)
     }

@@ -33,6 +33,13 @@ pub struct Rendezvous {
     /// `":{name}"` for each node, appended to the key before hashing.
     suffixes: Vec<Vec<u8>>,
     weights: Option<Vec<f64>>,
+    /// The weights as scored: each times one power of two, so that the
+    /// largest lies in [1, 2). Scaling by a power of two is exact, so every
+    /// score is the unscaled one times that power and every comparison
+    /// comes out the same, except that weights near `f64::MAX` no longer
+    /// overflow to ∞ (every key a tie, won by the first node) and weights
+    /// near the smallest subnormal no longer lose their digits.
+    scaled: Option<Vec<f64>>,
 }
 
 impl Rendezvous {
@@ -52,7 +59,13 @@ impl Rendezvous {
 
     fn build(nodes: Vec<String>, weights: Option<Vec<f64>>) -> Self {
         let suffixes = nodes.iter().map(|n| format!(":{n}").into_bytes()).collect();
-        Rendezvous { nodes, suffixes, weights }
+        let scaled = weights.as_ref().map(|w| {
+            let top = w.iter().copied().fold(0.0, f64::max);
+            // top = m · 2^e with m in [0.5, 1): times 2^(1 − e), it is in [1, 2)
+            let e = libm::frexp(top).1;
+            w.iter().map(|&x| libm::scalbn(x, 1 - e)).collect()
+        });
+        Rendezvous { nodes, suffixes, weights, scaled }
     }
 
     /// The same nodes with these weights (one finite weight > 0 each).
@@ -84,6 +97,26 @@ impl Rendezvous {
         Ok(Rendezvous::build(self.nodes, Some(weights)))
     }
 
+    /// The same nodes and one more, `name`, of weight `weight` (a finite
+    /// number > 0); an unweighted placement becomes weighted, every other
+    /// node of weight 1. Only keys move to the new node, as with
+    /// [`add_node`](Placement::add_node).
+    ///
+    /// ```
+    /// use reshard::{Error, Placement, Rendezvous};
+    /// let two = Rendezvous::new(2)?.with_weights([1000.0, 1000.0])?;
+    /// assert_eq!(two.add_node("2").unwrap_err(), Error::WeightNeeded { node: "2".into() });
+    /// let three = two.add_weighted_node("2", 1000.0)?;
+    /// assert_eq!(three.weights(), Some(&[1000.0, 1000.0, 1000.0][..]));
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn add_weighted_node(&self, name: &str, weight: f64) -> Result<Self> {
+        let nodes = with_added(&self.nodes, name)?;
+        let mut weights = self.weights.clone().unwrap_or_else(|| vec![1.0; self.nodes.len()]);
+        weights.push(weight);
+        Rendezvous::build(nodes, None).with_weights(weights)
+    }
+
     /// The weights, if this is the weighted variant.
     pub fn weights(&self) -> Option<&[f64]> {
         self.weights.as_deref()
@@ -111,7 +144,7 @@ impl Rendezvous {
     /// the weights if any. Strictly greater wins, so the lowest id wins ties.
     #[inline]
     fn best(&self, raw: impl Iterator<Item = u128>, width: HashWidth) -> NodeId {
-        match &self.weights {
+        match &self.scaled {
             None => {
                 let mut best = (0, 0u128);
                 for (i, s) in raw.enumerate() {
@@ -144,7 +177,7 @@ impl Rendezvous {
         let klen = buf.len();
         let raw: Vec<u128> = self.suffixes.iter().map(|s| raw_score(&mut buf, klen, s, key.width)).collect();
         let mut ids: Vec<usize> = (0..self.nodes.len()).collect();
-        match &self.weights {
+        match &self.scaled {
             None => ids.sort_unstable_by(|&a, &b| raw[b].cmp(&raw[a]).then(a.cmp(&b))),
             Some(w) => {
                 let score: Vec<f64> = raw.iter().zip(w).map(|(&r, &w)| -w / unit(r, key.width).ln()).collect();
@@ -223,15 +256,15 @@ impl Placement for Rendezvous {
         )
     }
 
-    /// A new node (of weight 1 when weighted) adds one score per key; it
-    /// wins only the keys where its score is the highest.
+    /// A new node adds one score per key; it wins only the keys where its
+    /// score is the highest. A weighted placement cannot choose the new
+    /// node's weight: it fails with [`Error::WeightNeeded`] (use
+    /// [`Rendezvous::add_weighted_node`]).
     fn add_node(&self, name: &str) -> Result<Self> {
-        let nodes = with_added(&self.nodes, name)?;
-        let weights = self.weights.clone().map(|mut w| {
-            w.push(1.0);
-            w
-        });
-        Ok(Rendezvous::build(nodes, weights))
+        if self.weights.is_some() {
+            return Err(Error::WeightNeeded { node: name.to_string() });
+        }
+        Ok(Rendezvous::build(with_added(&self.nodes, name)?, None))
     }
 
     /// The node's scores go; only its keys move.

@@ -277,6 +277,10 @@ impl Placement for Replicated {
         each!(self, p => p.check_cost(keys))
     }
 
+    fn change_cost(&self, nodes: usize) -> u128 {
+        each!(self, p => p.change_cost(nodes))
+    }
+
     fn add_node(&self, name: &str) -> Result<Self> {
         Ok(match self {
             Replicated::Ring(p) => Replicated::Ring(p.add_node(name)?),

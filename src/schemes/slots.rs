@@ -273,6 +273,11 @@ impl Placement for Slots {
         &self.nodes
     }
 
+    /// The 16,384 slots are walked.
+    fn change_cost(&self, nodes: usize) -> u128 {
+        (SLOT_COUNT / 8 + nodes) as u128
+    }
+
     fn assign(&self, keys: &HashedKeys) -> Vec<NodeId> {
         assign_each(self, keys)
     }

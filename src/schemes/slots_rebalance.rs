@@ -119,8 +119,9 @@ impl SlotPlan {
 
     /// Append the steps of `next`, which must start from this plan's table.
     pub fn then(mut self, next: SlotPlan) -> Result<SlotPlan> {
-        if !self.after.moved_slots(&next.before).is_empty() {
-            return Err(Error::Invalid("the next plan does not start from this plan's table".into()));
+        if let Some(&slot) = self.after.moved_slots(&next.before).first() {
+            let on = |t: &Slots| t.nodes()[t.table()[slot] as usize].clone();
+            return Err(Error::PlansDoNotJoin { slot, ends_on: on(&self.after), starts_on: on(&next.before) });
         }
         self.moves.extend(next.moves);
         self.after = next.after;
@@ -166,9 +167,7 @@ impl Slots {
         let gone = index_of(self.nodes(), name)?;
         let own = self.slot_counts()[gone as usize];
         if own > 0 {
-            return Err(Error::Invalid(format!(
-                "node {name:?} still serves {own} slots: move them away (reshard) before removing it"
-            )));
+            return Err(Error::NodeStillServes { node: name.to_string(), slots: own });
         }
         if self.nodes().len() == 1 {
             return Err(Error::LastNode(name.to_string()));
@@ -296,10 +295,7 @@ impl Slots {
             if total_balance == left {
                 // every node is over its share (f32 rounding): redis-cli
                 // would loop for ever here
-                return Err(Error::Invalid(format!(
-                    "these weights leave every node over its share by {total_balance} slots in all: \
-                     use simpler weights (e.g. 1.0 each)"
-                )));
+                return Err(Error::RebalanceStuck { over: total_balance });
             }
         }
         plan.balances = balance.clone();
@@ -313,11 +309,11 @@ impl Slots {
             if numslots > 0 {
                 let slots = lowest_slots(&table, src as NodeId, numslots as usize);
                 if slots.len() != numslots as usize {
-                    return Err(Error::Invalid(format!(
-                        "node {:?} cannot give {numslots} slots: it has {}",
-                        self.nodes()[src],
-                        slots.len()
-                    )));
+                    return Err(Error::NotEnoughShards {
+                        node: self.nodes()[src].clone(),
+                        has: slots.len(),
+                        asked: numslots as usize,
+                    });
                 }
                 for &s in &slots {
                     table[usize::from(s)] = dst as NodeId;

@@ -56,6 +56,10 @@ use std::cmp::Ordering;
 /// Longest point name nutcracker hashes (`snprintf` into 273 bytes).
 const MAX_POINT_NAME: usize = 272;
 
+/// The largest weight nutcracker reads: its config keeps a weight in a C
+/// `int` (2,147,483,647).
+pub const MAX_WEIGHT: u32 = i32::MAX as u32;
+
 /// How a twemproxy pool spreads keys (`distribution:`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TwemDistribution {
@@ -91,11 +95,7 @@ fn by_name(a: &str, b: &str) -> Ordering {
 /// `/unix/path:weight [name]`), into (name, address, weight) the way
 /// nutcracker's config reader splits it, from the end.
 fn parse_server(line: &str) -> Result<(String, String, u32)> {
-    let bad = |why: &str| {
-        Error::Invalid(format!(
-            "twemproxy server {line:?} {why}: write \"host:port:weight\" or \"host:port:weight name\", e.g. \"127.0.0.1:6379:1 alpha\""
-        ))
-    };
+    let bad = |problem: &'static str| Error::BadServerLine { line: line.to_string(), problem };
     let (spec, name) = match line.rsplit_once(' ') {
         Some((spec, name)) if !name.is_empty() => (spec, Some(name)),
         Some(_) => return Err(bad("ends with a space")),
@@ -187,8 +187,16 @@ impl Twemproxy {
                 given: weights.len(),
             });
         }
-        if let Some(i) = weights.iter().position(|&w| w == 0 || w > i32::MAX as u32) {
-            return Err(Error::BadWeight { node: self.nodes[i].clone(), weight: weights[i].to_string() });
+        if let Some(i) = weights.iter().position(|&w| w == 0) {
+            return Err(Error::BadWeight { node: self.nodes[i].clone(), weight: "0".into() });
+        }
+        if let Some(i) = weights.iter().position(|&w| w > MAX_WEIGHT) {
+            return Err(Error::WeightTooLarge {
+                node: self.nodes[i].clone(),
+                weight: u64::from(weights[i]),
+                max: u64::from(MAX_WEIGHT),
+                program: "twemproxy",
+            });
         }
         Twemproxy::build(self.nodes, self.addresses, weights, self.hash, self.distribution, self.tag)
     }
@@ -260,7 +268,9 @@ impl Twemproxy {
             }
         }
         if points.is_empty() {
-            return Err(Error::WeightsTooUneven);
+            // no server has a point (nutcracker's ketama would have nothing to dispatch to)
+            let i = per_server.iter().position(|&p| p < 4).unwrap_or(0);
+            return Err(Error::WeightsTooUneven { node: nodes[i].clone(), weight: u64::from(weights[i]), total });
         }
         // equal points (rare) in name order: nutcracker's qsort leaves them open
         let rank: Vec<usize> = {
@@ -412,6 +422,11 @@ impl Placement for Twemproxy {
         &self.nodes
     }
 
+    /// The continuum is built again: 40 md5 digests per server.
+    fn change_cost(&self, nodes: usize) -> u128 {
+        40 * nodes as u128
+    }
+
     fn assign(&self, keys: &HashedKeys) -> Vec<NodeId> {
         assign_each(self, keys)
     }
@@ -457,6 +472,9 @@ mod tests {
     fn oversized_totals_and_zero_weights_are_refused() {
         let p = Twemproxy::new(2).unwrap();
         assert!(matches!(p.clone().with_weights([0, 1]), Err(Error::BadWeight { .. })));
+        let big = p.clone().with_weights([1 << 31, 1]).unwrap_err();
+        assert!(matches!(big, Error::WeightTooLarge { max: 2_147_483_647, .. }), "{big:?}");
+        assert!(big.to_string().contains("over 2,147,483,647, the most twemproxy reads"), "{big}");
         assert!(p.clone().with_weights([i32::MAX as u32, i32::MAX as u32]).is_ok());
         assert!(Twemproxy::new(3).unwrap().with_weights([i32::MAX as u32; 3]).is_err());
         assert!(matches!(p.with_weights([1]), Err(Error::LengthMismatch { .. })));

@@ -35,8 +35,20 @@ impl Checks {
         keys: &KeySet,
         observed: &[(String, String)],
     ) -> Result<Checks> {
-        let mut predicted: Vec<(String, String)> =
-            keys.iter().map(|k| (k.clone(), layout.owner(Key::new(&k, HashWidth::Bits32)).to_string())).collect();
+        crate::limits::check_hint(
+            "rows compared (keys)",
+            keys.len() as u128,
+            crate::live::MAX_LIVE_KEYS as u128,
+            "compare fewer keys (the rows a PostgreSQL table holds)",
+        )?;
+        // each key as its own bytes (PostgreSQL holds their text), not its escaped display
+        let mut w = keys.writer();
+        let mut predicted: Vec<(String, String)> = (0..keys.len())
+            .map(|i| {
+                let k = w.key(i);
+                (String::from_utf8_lossy(k).into_owned(), layout.owner(Key::new(k, HashWidth::Bits32)).to_string())
+            })
+            .collect();
         predicted.sort();
         predicted.dedup();
         let mut c = Checks::predicted(title);

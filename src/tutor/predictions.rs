@@ -21,6 +21,10 @@ use crate::present::tables::{shows_as_table, Table};
 use crate::present::{pct, thousands};
 use crate::tutor::guess::{short_pct, Guess};
 
+/// The most bytes [`Predictions::at`] reads of a predictions file (a lab's
+/// file holds a few hundred).
+pub const MAX_BOOK_BYTES: usize = 1 << 20;
+
 /// What a prediction was measured against: a share or a count.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Measured {
@@ -69,12 +73,28 @@ impl Predictions {
         }
     }
 
-    /// Like [`Predictions::open`], with the file given.
+    /// Like [`Predictions::open`], with the file given. At most
+    /// [`MAX_BOOK_BYTES`] of it are read: a longer file (or a device such
+    /// as `/dev/zero`) is not a predictions file, so it is neither read
+    /// further nor written, and the note says so.
     pub fn at(lab: &str, file: impl AsRef<Path>) -> Predictions {
+        use std::io::Read as _;
         let file = file.as_ref().to_path_buf();
         let mut book = Predictions { lab: lab.to_string(), file: Some(file.clone()), rows: Vec::new(), trouble: None };
-        match std::fs::read_to_string(&file) {
-            Ok(text) => book.rows = text.lines().filter_map(parse_row).collect(),
+        let mut text = Vec::new();
+        let read =
+            std::fs::File::open(&file).and_then(|f| f.take(MAX_BOOK_BYTES as u64 + 1).read_to_end(&mut text).map(drop));
+        match read {
+            Ok(()) if text.len() > MAX_BOOK_BYTES => {
+                book.file = None;
+                book.trouble = Some(format!(
+                    "{} is over {} bytes, so not a predictions file: it was left alone, and the guesses are kept \
+                     in the kernel only",
+                    file.display(),
+                    thousands(MAX_BOOK_BYTES as u64)
+                ));
+            }
+            Ok(()) => book.rows = String::from_utf8_lossy(&text).lines().filter_map(parse_row).collect(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => book.trouble = Some(format!("could not read {}: {e}", file.display())),
         }

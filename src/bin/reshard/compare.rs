@@ -83,6 +83,6 @@ pub fn run(a: &Args, json: bool) -> Run {
         maglev_m: a.maglev_m,
         ..Default::default()
     };
-    let c = Comparison::measure_with(&keys, from, to, &settings)?;
+    let c = Comparison::measure(&keys, from, to, &settings)?;
     Output::either(json, &c, || c.to_string())
 }

@@ -51,7 +51,7 @@ pub fn run(a: &Args, json: bool) -> Run {
     let params = Params {
         shards: before.table().len(),
         seed: a.seed,
-        shards_moved: before.moved_shards(&after).len(),
+        shards_moved: before.moved_shards_to(&after)?.len(),
         shards_before: before.shard_counts(),
         shards_after: after.shard_counts(),
     };

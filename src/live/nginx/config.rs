@@ -1,5 +1,5 @@
-//! An nginx `upstream` with `hash $arg_key`, and the whole nginx.conf that
-//! runs it with its backends in one private directory.
+//! An nginx `upstream` with `hash $request_body`, and the whole nginx.conf
+//! that runs it with its backends in one private directory.
 
 use crate::live::backends::Backends;
 use crate::live::server::HOST;
@@ -7,9 +7,11 @@ use crate::{Error, Result};
 use std::fmt::Write;
 use std::path::Path;
 
-/// An nginx `upstream` block: `hash $arg_key consistent;` (or plain `hash
-/// $arg_key;`) over servers with weights. Built like the crate's schemes:
-/// `named(…)`, then `with_*`.
+/// An nginx `upstream` block: `hash $request_body consistent;` (or plain
+/// `hash $request_body;`: the key travels as the request's body) over
+/// servers with weights. Built like the crate's schemes: `named(…)`, then
+/// `with_*`; a weight the crate's [`NginxHash`](crate::NginxHash) refuses
+/// is refused here too.
 ///
 /// ```
 /// use reshard::live::NginxConfig;
@@ -29,7 +31,7 @@ pub struct NginxConfig {
 }
 
 impl NginxConfig {
-    /// Servers with these names, `weight=1` each, `hash $arg_key
+    /// Servers with these names, `weight=1` each, `hash $request_body
     /// consistent;`.
     pub fn named<I, S>(names: I) -> Result<NginxConfig>
     where
@@ -39,18 +41,29 @@ impl NginxConfig {
         Ok(NginxConfig { servers: Backends::named(names)?, consistent: true, down: Vec::new() })
     }
 
-    /// `hash $arg_key consistent;` (ketama-like points, 160 per unit of
-    /// weight) when true, else `hash $arg_key;` (the hash modulo the total
-    /// weight).
+    /// `hash $request_body consistent;` (ketama-like points, 160 per unit
+    /// of weight) when true, else `hash $request_body;` (the hash modulo the
+    /// total weight).
     pub fn consistent(mut self, consistent: bool) -> NginxConfig {
         self.consistent = consistent;
         self
     }
 
-    /// `weight=` of each server in order, integers ≥ 1.
+    /// `weight=` of each server in order, integers ≥ 1 that the crate's
+    /// [`NginxHash`](crate::NginxHash) takes (160 ring points per unit of
+    /// weight, within the crate's limits).
     pub fn with_weights(mut self, weights: impl IntoIterator<Item = u32>) -> Result<NginxConfig> {
         self.servers = self.servers.with_weights(weights)?;
+        self.check_weights()?;
         Ok(self)
+    }
+
+    /// The weights as the crate's scheme would take them: nginx starts with
+    /// what the prediction can model.
+    fn check_weights(&self) -> Result<()> {
+        let names = crate::numbered(self.servers.len())?;
+        let weights = self.servers.iter().map(|(_, w)| *w);
+        crate::NginxHash::named(names)?.with_consistent(self.consistent).with_weights(weights).map(drop)
     }
 
     /// The same upstream with these servers marked `down` (`server … down;`)
@@ -82,9 +95,7 @@ impl NginxConfig {
             }
         }
         if down.len() == self.servers.len() {
-            return Err(Error::Invalid(
-                "every server is down: nginx would answer 502; leave at least one server up".into(),
-            ));
+            return Err(Error::AllServersDown);
         }
         self.down = down;
         Ok(self)
@@ -92,16 +103,16 @@ impl NginxConfig {
 
     /// The same upstream with one more server, `weight` ≥ 1, listed last.
     pub fn add_server(&self, name: impl Into<String>, weight: u32) -> Result<NginxConfig> {
-        Ok(NginxConfig { servers: self.servers.added(name, weight)?, ..self.clone() })
+        let grown = NginxConfig { servers: self.servers.added(name, weight)?, ..self.clone() };
+        grown.check_weights()?;
+        Ok(grown)
     }
 
     /// The same upstream without server `name`.
     pub fn remove_server(&self, name: &str) -> Result<NginxConfig> {
         let servers = self.servers.removed(name)?;
         if servers.iter().all(|(n, _)| self.down.contains(n)) {
-            return Err(Error::Invalid(format!(
-                "removing {name} leaves only servers marked down: mark fewer servers down first"
-            )));
+            return Err(Error::AllServersDown);
         }
         let down = self.down.iter().filter(|d| *d != name).cloned().collect();
         Ok(NginxConfig { servers, down, ..self.clone() })
@@ -117,7 +128,7 @@ impl NginxConfig {
         &self.down
     }
 
-    /// True for `hash $arg_key consistent;`.
+    /// True for `hash $request_body consistent;`.
     pub fn is_consistent(&self) -> bool {
         self.consistent
     }
@@ -139,7 +150,11 @@ impl NginxConfig {
         for t in ["client_body", "proxy", "fastcgi", "uwsgi", "scgi"] {
             let _ = writeln!(c, "  {t}_temp_path {d}/{t}_temp;");
         }
-        let method = if self.consistent { "hash $arg_key consistent;" } else { "hash $arg_key;" };
+        // the key is the request body: kept in memory in one buffer, where
+        // $request_body reads it, up to MAX_KEY_BYTES
+        let _ = writeln!(c, "  client_body_buffer_size 1m;\n  client_max_body_size 1m;");
+        let _ = writeln!(c, "  client_body_in_single_buffer on;");
+        let method = if self.consistent { "hash $request_body consistent;" } else { "hash $request_body;" };
         let _ = writeln!(c, "  upstream reshard {{\n    {method}");
         for ((name, weight), port) in self.servers.iter().zip(ports) {
             let down = if self.down.contains(name) { " down" } else { "" };
@@ -167,7 +182,8 @@ mod tests {
         let conf = c.nginx_conf(Path::new("/tmp/x"), 9000, &[7001, 7002], "t-1", true);
         for line in [
             "user root;",
-            "    hash $arg_key consistent;",
+            "    hash $request_body consistent;",
+            "  client_body_in_single_buffer on;",
             "    server 127.0.0.1:7001 weight=1;",
             "    server 127.0.0.1:7002 weight=3;",
             "  server { listen 127.0.0.1:7002; location / { return 200 \"B\"; } }",
@@ -177,7 +193,7 @@ mod tests {
             assert!(conf.lines().any(|l| l == line), "{line:?} not in\n{conf}");
         }
         let plain = c.clone().consistent(false).nginx_conf(Path::new("/d"), 1, &[2, 3], "t", false);
-        assert!(plain.contains("    hash $arg_key;\n") && !plain.contains("user root"));
+        assert!(plain.contains("    hash $request_body;\n") && !plain.contains("user root"));
         let b_down = c.with_down(["B"]).unwrap().nginx_conf(Path::new("/d"), 1, &[2, 3], "t", false);
         assert!(b_down.contains("    server 127.0.0.1:2 weight=1;\n"), "{b_down}");
         assert!(b_down.contains("    server 127.0.0.1:3 weight=3 down;\n"), "{b_down}");
@@ -187,10 +203,10 @@ mod tests {
     fn bad_settings_are_typed_errors() {
         let c = NginxConfig::named(["A"]).unwrap();
         assert!(matches!(c.clone().with_weights([1, 1]), Err(Error::LengthMismatch { .. })));
-        assert!(matches!(NginxConfig::named(["a b"]), Err(Error::Invalid(_))));
+        assert_eq!(NginxConfig::named(["a b"]), Err(Error::BadBackendName { name: "a b".into() }));
         assert_eq!(c.remove_server("A"), Err(Error::LastNode("A".into())));
         let two = NginxConfig::named(["A", "B"]).unwrap().with_down(["B"]).unwrap();
-        assert!(matches!(two.remove_server("A"), Err(Error::Invalid(_))));
+        assert_eq!(two.remove_server("A"), Err(Error::AllServersDown));
         assert!(two.remove_server("B").unwrap().down().is_empty());
     }
 }

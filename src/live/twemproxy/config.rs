@@ -121,7 +121,9 @@ impl NutcrackerConfig {
 
     /// The same pool with one more server, `weight` ≥ 1, listed last.
     pub fn add_server(&self, name: impl Into<String>, weight: u32) -> Result<NutcrackerConfig> {
-        Ok(NutcrackerConfig { servers: self.servers.added(name, weight)?, ..self.clone() })
+        let grown = NutcrackerConfig { servers: self.servers.added(name, weight)?, ..self.clone() };
+        grown.check_weights()?;
+        Ok(grown)
     }
 
     /// The same pool without server `name`.
@@ -129,10 +131,21 @@ impl NutcrackerConfig {
         Ok(NutcrackerConfig { servers: self.servers.removed(name)?, ..self.clone() })
     }
 
-    /// Integer weights ≥ 1, one per server in order (`host:port:WEIGHT`).
+    /// Integer weights, one per server in order (`host:port:WEIGHT`), as
+    /// the crate's [`Twemproxy`] takes them: each from 1 to
+    /// [`MAX_WEIGHT`](crate::schemes::twemproxy::MAX_WEIGHT), all together
+    /// at most 4,294,967,295.
     pub fn with_weights(mut self, weights: impl IntoIterator<Item = u32>) -> Result<NutcrackerConfig> {
         self.servers = self.servers.with_weights(weights)?;
+        self.check_weights()?;
         Ok(self)
+    }
+
+    /// The weights as the crate's scheme would take them: nutcracker starts
+    /// with what the prediction can model.
+    fn check_weights(&self) -> Result<()> {
+        let names = self.servers.iter().map(|(n, _)| n.clone());
+        Twemproxy::named(names)?.with_weights(self.servers.iter().map(|(_, w)| *w)).map(drop)
     }
 
     /// `distribution`: one of [`DISTRIBUTIONS`].
@@ -152,9 +165,7 @@ impl NutcrackerConfig {
     pub fn with_hash_tag(mut self, tag: &str) -> Result<NutcrackerConfig> {
         let ok = tag.len() == 2 && tag.bytes().all(|b| b.is_ascii_graphic() && b != b'"' && b != b'\\');
         if !ok {
-            return Err(Error::Invalid(format!(
-                "hash_tag {tag:?}: give two printable ASCII characters other than '\"' and '\\', e.g. \"{{}}\""
-            )));
+            return Err(Error::BadHashTag { tag: tag.to_string() });
         }
         self.hash_tag = Some(tag.to_string());
         Ok(self)
@@ -164,11 +175,19 @@ impl NutcrackerConfig {
     /// consecutive failures (`server_failure_limit`, ≥ 1) for
     /// `retry_timeout_ms` milliseconds (`server_retry_timeout`, ≥ 1).
     pub fn with_auto_eject(mut self, failure_limit: u32, retry_timeout_ms: u64) -> Result<NutcrackerConfig> {
-        if failure_limit == 0 || retry_timeout_ms == 0 {
-            return Err(Error::Invalid(format!(
-                "auto eject after {failure_limit} failures for {retry_timeout_ms} ms: use at least 1 failure and 1 ms \
-                 (twemproxy's defaults: 2 failures, 30000 ms)"
-            )));
+        if failure_limit == 0 {
+            return Err(Error::OutOfRange {
+                what: "server_failure_limit (failures before an ejection)",
+                given: "0".into(),
+                allowed: "at least 1 (twemproxy's default: 2)".into(),
+            });
+        }
+        if retry_timeout_ms == 0 {
+            return Err(Error::OutOfRange {
+                what: "server_retry_timeout (ms)",
+                given: "0".into(),
+                allowed: "at least 1 ms (twemproxy's default: 30000)".into(),
+            });
         }
         (self.auto_eject_hosts, self.server_failure_limit, self.server_retry_timeout) =
             (true, failure_limit, retry_timeout_ms);
@@ -185,7 +204,11 @@ impl NutcrackerConfig {
     /// a server; without it nutcracker waits indefinitely.
     pub fn with_timeout_ms(mut self, ms: u64) -> Result<NutcrackerConfig> {
         if ms == 0 {
-            return Err(Error::Invalid("timeout 0 ms: use at least 1 ms, e.g. 400".into()));
+            return Err(Error::OutOfRange {
+                what: "timeout (ms)",
+                given: "0".into(),
+                allowed: "at least 1 ms, e.g. 400".into(),
+            });
         }
         self.timeout = Some(ms);
         Ok(self)
@@ -253,9 +276,11 @@ impl NutcrackerConfig {
 }
 
 /// `given` if it is one of `allowed`, else a typed error listing them.
-fn pick(what: &str, given: &str, allowed: &[&'static str]) -> Result<&'static str> {
-    allowed.iter().find(|a| **a == given).copied().ok_or_else(|| {
-        Error::Invalid(format!("{what} {given:?} is not one twemproxy knows: use one of {}", allowed.join(", ")))
+fn pick(what: &'static str, given: &str, allowed: &[&'static str]) -> Result<&'static str> {
+    allowed.iter().find(|a| **a == given).copied().ok_or_else(|| Error::UnknownName {
+        what,
+        given: given.to_string(),
+        choices: format!("one of {} (the values twemproxy knows)", allowed.join(", ")),
     })
 }
 
@@ -306,12 +331,16 @@ mod tests {
         let c = NutcrackerConfig::named(["A", "B"]).unwrap();
         assert_eq!(NutcrackerConfig::named(Vec::<String>::new()), Err(Error::NoNodes));
         assert!(
-            matches!(c.clone().with_distribution("ring"), Err(Error::Invalid(m)) if m.contains("ketama, modula, random"))
+            matches!(c.clone().with_distribution("ring"), Err(Error::UnknownName { choices, .. }) if choices.contains("ketama, modula, random"))
         );
         assert!(matches!(c.clone().with_weights([1]), Err(Error::LengthMismatch { .. })));
         assert!(matches!(c.clone().with_weights([1, 0]), Err(Error::BadWeight { .. })));
-        assert!(matches!(c.clone().with_hash_tag("{"), Err(Error::Invalid(_))));
-        assert!(matches!(c.clone().with_auto_eject(0, 10), Err(Error::Invalid(_))));
+        assert_eq!(c.clone().with_hash_tag("{"), Err(Error::BadHashTag { tag: "{".into() }));
+        assert!(matches!(c.clone().with_auto_eject(0, 10), Err(Error::OutOfRange { .. })));
+        // the weights the scheme refuses, refused here too
+        let big = c.clone().with_weights([u32::MAX, 1]).unwrap_err();
+        assert!(matches!(big, Error::WeightTooLarge { weight: 4_294_967_295, .. }), "{big:?}");
+        assert!(matches!(c.add_server("Z", 1 << 31), Err(Error::WeightTooLarge { .. })));
         assert_eq!(c.add_server("A", 1), Err(Error::DuplicateNode("A".into())));
         assert_eq!(c.remove_server("Z"), Err(Error::UnknownNode("Z".into())));
         assert_eq!(c.remove_server("A").unwrap().remove_server("B"), Err(Error::LastNode("B".into())));

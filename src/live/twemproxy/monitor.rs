@@ -2,10 +2,9 @@
 //! requests go through the proxy, ended by an `ECHO` of a fresh token sent
 //! to each backend directly once every request was answered.
 
-use super::fail;
 use crate::live::client::{Conn, Reply};
-use crate::live::process::{next_number, HOST};
-use crate::Result;
+use crate::live::process::next_number;
+use crate::{Error, Result};
 use std::time::Duration;
 
 /// How long a monitor stream may stay silent while requests go through the
@@ -26,7 +25,14 @@ pub(super) fn watch<T>(
         let mut c = Conn::open_within(name, *port, SILENT_WITHIN)?;
         match c.call(&["MONITOR"])? {
             Reply::Status(s) if s == "OK" => monitors.push((*n, c)),
-            other => return Err(fail(format!("MONITOR on {name} ({HOST}:{port}) answered {other:?}"))),
+            other => {
+                return Err(Error::UnexpectedReply {
+                    node: name.clone(),
+                    port: *port,
+                    doing: "MONITOR".into(),
+                    got: format!("{other:?}"),
+                })
+            }
         }
     }
     std::thread::scope(|scope| {
@@ -42,7 +48,7 @@ pub(super) fn watch<T>(
             .collect();
         let mut seen = Vec::new();
         for r in readers {
-            let (n, keys) = r.join().map_err(|_| fail("a monitor thread panicked"))?;
+            let (n, keys) = r.join().map_err(|_| Error::ThreadPanicked { task: "reading a MONITOR stream" })?;
             seen.push((n, keys?));
         }
         for e in ended {

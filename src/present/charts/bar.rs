@@ -12,7 +12,13 @@ pub struct BarChart {
     series: Vec<(String, Vec<f64>)>,
     refs: Vec<(f64, String)>,
     y_percent: bool,
+    /// Groups and series given, when more bars than [`MAX_BARS`] were asked for.
+    cut: Option<(usize, usize)>,
 }
+
+/// The most bars a bar chart draws: of more groups, the first ones that
+/// fit are drawn, and the chart says how many it left out.
+pub const MAX_BARS: usize = 2_000;
 
 /// A grouped bar chart: one group per category (e.g. nodes A, B, C, D) and one bar per series
 /// in each group; `series[j].1[g]` is the height of series `j` in group `g` (missing or
@@ -23,13 +29,21 @@ pub fn bar_chart<G: AsRef<str>, S: AsRef<str>>(
     groups: &[G],
     series: &[(S, Vec<f64>)],
 ) -> BarChart {
+    let (ng, ns) = (groups.len(), series.len());
+    let keep_series = ns.min(MAX_BARS);
+    let keep_groups = ng.min((MAX_BARS / keep_series.max(1)).max(1));
     BarChart {
         frame: Frame::new(title),
         labels: [String::new(), y_label.to_string()],
-        groups: groups.iter().map(|g| g.as_ref().to_string()).collect(),
-        series: series.iter().map(|(n, v)| (n.as_ref().to_string(), v.clone())).collect(),
+        groups: groups.iter().take(keep_groups).map(|g| g.as_ref().to_string()).collect(),
+        series: series
+            .iter()
+            .take(keep_series)
+            .map(|(n, v)| (n.as_ref().to_string(), v.iter().take(keep_groups).copied().collect()))
+            .collect(),
         refs: Vec::new(),
         y_percent: false,
+        cut: (keep_groups < ng || keep_series < ns).then_some((ng, ns)),
     }
 }
 
@@ -74,19 +88,31 @@ impl BarChart {
 
     /// Renders the chart.
     pub fn build(&self) -> Figure {
+        let note = self.cut.map(|(groups, series)| {
+            format!(
+                "the first {} of {} groups and {} of {} series ({} bars at most)",
+                thousands(self.groups.len().max(1) as u64),
+                thousands(groups as u64),
+                thousands(self.series.len() as u64),
+                thousands(series as u64),
+                thousands(MAX_BARS as u64)
+            )
+        });
+        let frame = noted(&self.frame, note);
+        let frame = frame.as_ref();
         let (ng, ns) = (self.groups.len(), self.series.len());
         let val = |j: usize, g: usize| self.series[j].1.get(g).copied().filter(|v| v.is_finite() && v.abs() < 1e300);
         let bars: Vec<(usize, usize, f64)> =
             (0..ns).flat_map(|j| (0..ng).filter_map(move |g| Some((j, g, val(j, g)?)))).collect();
         if bars.is_empty() {
-            return no_data(&self.frame, "no finite values to plot");
+            return no_data(frame, "no finite values to plot");
         }
         let vals = bars.iter().map(|b| b.2).chain(self.refs.iter().map(|r| r.0).filter(|v| v.is_finite()));
         let (lo, hi) = vals.fold((0.0f64, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
         let named = self.series.iter().enumerate().filter(|s| !s.1 .0.is_empty());
         let mut legend: Legend = named.map(|(j, s)| (Key::Bar(j), s.0.clone())).collect();
         legend.extend(ref_keys(&self.refs));
-        render(&self.frame, |a| {
+        render(frame, |a| {
             let plot = with_legend(a, &legend)?;
             let fy = |v: f64| fmt_value(v, self.y_percent);
             let labels = [self.labels[0].as_str(), self.labels[1].as_str()];

@@ -49,7 +49,13 @@ pub struct Heatmap {
     scale: Scale,
     diagonal: bool,
     unit: String,
+    /// Rows × columns of a matrix too large to draw (not copied).
+    too_large: Option<(usize, usize)>,
 }
+
+/// The most cells a heatmap draws (200 × 200): a larger matrix is not
+/// copied, and the figure says how large it was.
+pub const MAX_CELLS: usize = 40_000;
 
 /// A heatmap of counts, e.g. the old→new transition matrix (rows: the node before, columns:
 /// the node after), from white (0) to near-black (the largest count), with the counts written
@@ -62,15 +68,20 @@ pub fn heatmap<R: AsRef<str>, C: AsRef<str>>(
     x_label: &str,
     y_label: &str,
 ) -> Heatmap {
+    let nr = matrix.len().max(row_labels.len());
+    let nc = matrix.iter().map(Vec::len).max().unwrap_or(0).max(col_labels.len());
+    let too_large = (nr.saturating_mul(nc) > MAX_CELLS).then_some((nr, nc));
+    let fits = too_large.is_none();
     Heatmap {
         frame: Frame::new(title),
-        rows: row_labels.iter().map(|s| s.as_ref().to_string()).collect(),
-        cols: col_labels.iter().map(|s| s.as_ref().to_string()).collect(),
-        matrix: matrix.to_vec(),
+        rows: row_labels.iter().filter(|_| fits).map(|s| s.as_ref().to_string()).collect(),
+        cols: col_labels.iter().filter(|_| fits).map(|s| s.as_ref().to_string()).collect(),
+        matrix: if fits { matrix.to_vec() } else { Vec::new() },
         labels: [x_label.to_string(), y_label.to_string()],
         scale: Scale::Sqrt,
         diagonal: false,
         unit: "count".to_string(),
+        too_large,
     }
 }
 
@@ -95,9 +106,18 @@ impl Heatmap {
 
     /// Renders the chart.
     pub fn build(&self) -> Figure {
+        if let Some((nr, nc)) = self.too_large {
+            let why = format!(
+                "a {}×{} matrix has more than {} cells to draw: draw fewer nodes",
+                thousands(nr as u64),
+                thousands(nc as u64),
+                thousands(MAX_CELLS as u64)
+            );
+            return no_data(&self.frame, &why);
+        }
         let nr = self.matrix.len().max(self.rows.len());
         let nc = self.matrix.iter().map(Vec::len).max().unwrap_or(0).max(self.cols.len());
-        if nr == 0 || nc == 0 || nr * nc > 40_000 {
+        if nr == 0 || nc == 0 {
             return no_data(&self.frame, &format!("cannot draw a {nr}×{nc} matrix"));
         }
         let cell = |r: usize, c: usize| self.matrix.get(r).and_then(|row| row.get(c)).copied().unwrap_or(0);

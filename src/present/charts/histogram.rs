@@ -11,17 +11,22 @@ pub struct Histogram {
     values: Vec<f64>,
     bins: usize,
     refs: Vec<(f64, String)>,
+    over: Option<String>,
 }
 
 /// A histogram of `values` in `bins` equal-width bins (`0` = automatic: Sturges' rule, at most
 /// 60). Non-finite values are ignored.
+/// More values than [`Limits::max_keys`](crate::limits::Limits::max_keys) are not copied: the
+/// chart says which limit they are over.
 pub fn histogram(title: &str, x_label: &str, values: &[f64], bins: usize) -> Histogram {
+    let over = over_limit("values", values.len(), crate::limits::current().max_keys);
     Histogram {
         frame: Frame::new(title),
         x_label: x_label.to_string(),
-        values: values.to_vec(),
+        values: if over.is_none() { values.to_vec() } else { Vec::new() },
         bins,
         refs: Vec::new(),
+        over,
     }
 }
 
@@ -36,6 +41,9 @@ impl Histogram {
 
     /// Renders the chart.
     pub fn build(&self) -> Figure {
+        if let Some(why) = &self.over {
+            return no_data(&self.frame, why);
+        }
         let vals: Vec<f64> = self.values.iter().copied().filter(|v| v.is_finite() && v.abs() < 1e300).collect();
         let (mut lo, mut hi) = vals.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
         if vals.is_empty() {

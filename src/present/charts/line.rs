@@ -13,6 +13,44 @@ pub struct LineChart {
     y_percent: bool,
     include_zero: bool,
     refs: Vec<(f64, String)>,
+    /// The most points a series had when it was thinned (see [`MAX_SERIES_POINTS`]).
+    thinned: Option<usize>,
+    /// Why nothing is drawn: the points were over the limit and not copied.
+    over: Option<String>,
+}
+
+/// The most points of one series drawn as given; a longer series is
+/// thinned to at most that many, keeping of every run of consecutive points
+/// the first, the lowest, the highest and the last (so the line's envelope
+/// is drawn as it is), and the chart says so.
+pub const MAX_SERIES_POINTS: usize = 10_000;
+
+/// `points` thinned to at most [`MAX_SERIES_POINTS`]: in runs of
+/// consecutive points, the first, lowest, highest and last of each, in order.
+fn thin<T: Copy>(points: &[T], y_lo: impl Fn(&T) -> f64, y_hi: impl Fn(&T) -> f64) -> Vec<T> {
+    if points.len() <= MAX_SERIES_POINTS {
+        return points.to_vec();
+    }
+    let run = points.len().div_ceil(MAX_SERIES_POINTS / 4);
+    let mut out = Vec::with_capacity(MAX_SERIES_POINTS);
+    for chunk in points.chunks(run) {
+        let by = |f: &dyn Fn(&T) -> f64, low: bool| {
+            let key = |i: &usize| f(&chunk[*i]);
+            let pick = (0..chunk.len()).filter(|i| key(i).is_finite());
+            if low {
+                pick.min_by(|a, b| key(a).total_cmp(&key(b)))
+            } else {
+                pick.max_by(|a, b| key(a).total_cmp(&key(b)))
+            }
+        };
+        let mut keep = vec![0, chunk.len() - 1];
+        keep.extend(by(&y_lo, true));
+        keep.extend(by(&y_hi, false));
+        keep.sort_unstable();
+        keep.dedup();
+        out.extend(keep.into_iter().map(|i| chunk[i]));
+    }
+    out
 }
 
 /// A line chart of [`Series`], with optional bands, log axes, reference lines and a legend
@@ -29,15 +67,35 @@ pub struct LineChart {
 /// .build();
 /// assert!(fig.svg().contains("hash % N"));
 /// ```
+///
+/// A series of more than [`MAX_SERIES_POINTS`] points is thinned (the chart says so), and
+/// series of more points in all than [`Limits::max_keys`](crate::limits::Limits::max_keys)
+/// are not copied: the chart says which limit they are over.
 pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> LineChart {
+    let total = series.iter().map(|s| s.points.len().saturating_add(s.band.len())).fold(0, usize::saturating_add);
+    let over = over_limit("points", total, crate::limits::current().max_keys);
+    let longest = series.iter().map(|s| s.points.len().max(s.band.len())).max().unwrap_or(0);
+    let series = if over.is_some() { &[][..] } else { series };
+    let copied = series
+        .iter()
+        .map(|s| Series {
+            name: s.name.clone(),
+            points: thin(&s.points, |p| p.1, |p| p.1),
+            band: thin(&s.band, |b| b.1, |b| b.2),
+            style: s.style,
+            ink: s.ink,
+        })
+        .collect();
     LineChart {
         frame: Frame::new(title),
         labels: [x_label.to_string(), y_label.to_string()],
-        series: series.to_vec(),
+        series: copied,
         log: [false; 2],
         y_percent: false,
         include_zero: true,
         refs: Vec::new(),
+        thinned: (over.is_none() && longest > MAX_SERIES_POINTS).then_some(longest),
+        over,
     }
 }
 
@@ -72,6 +130,18 @@ impl LineChart {
 
     /// Renders the chart.
     pub fn build(&self) -> Figure {
+        if let Some(why) = &self.over {
+            return no_data(&self.frame, why);
+        }
+        let note = self.thinned.map(|n| {
+            format!(
+                "series of up to {} points thinned to {}: each run's first, lowest, highest and last",
+                thousands(n as u64),
+                thousands(MAX_SERIES_POINTS as u64)
+            )
+        });
+        let frame = noted(&self.frame, note);
+        let frame = frame.as_ref();
         let [lx, ly] = self.log;
         let ok = |v: f64, log: bool| v.is_finite() && v.abs() < 1e300 && (!log || v > 0.0);
         let t = |v: f64, log: bool| if log { v.log10() } else { v };
@@ -93,7 +163,7 @@ impl LineChart {
         };
         let ((x0, x1), (y0, y1)) = (span(&mut xs.into_iter()), span(&mut ys.into_iter()));
         if x0 > x1 {
-            return no_data(&self.frame, "no finite points to plot");
+            return no_data(frame, "no finite points to plot");
         }
         let key = |p: &(usize, &Series, _, Vec<_>)| {
             Key::Series(p.0, p.1.style != Style::Points, p.1.style != Style::Line, !p.3.is_empty())
@@ -104,7 +174,7 @@ impl LineChart {
         // The data are in log10 space already; `axis` wants them back for a log axis.
         let un = |v: f64, log: bool| if log { 10f64.powf(v) } else { v };
         let (xa, ya) = (axis(un(x0, lx), un(x1, lx), lx, false, 8.0), axis(un(y0, ly), un(y1, ly), ly, !ly, 5.0));
-        render(&self.frame, |a| {
+        render(frame, |a| {
             let plot = with_legend(a, &legend)?;
             let fx = |v: f64| fmt_value(un(v, lx), false);
             let fy = |v: f64| fmt_value(un(v, ly), self.y_percent);

@@ -122,6 +122,15 @@ impl Figure {
     }
 }
 
+impl crate::present::show::Show for Figure {
+    fn text_form(&self) -> String {
+        self.to_string()
+    }
+    fn html_form(&self) -> String {
+        self.to_img_tag()
+    }
+}
+
 impl fmt::Display for Figure {
     /// A one-line text form: `[figure: TITLE, 720×400 SVG]`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -165,7 +174,7 @@ pub fn draw<F: FnOnce(&Area<'_>) -> Res>(width: u32, height: u32, f: F) -> Resul
     Ok(Figure { title: String::new(), width, height, svg })
 }
 
-use crate::numbers::thousands;
+use crate::numbers::{grouped, thousands};
 
 // ------------------------------------------------------ frame and builders
 
@@ -219,6 +228,29 @@ pub(super) fn message(a: &Area, why: &str) -> Res {
 /// A figure that says "no data" and why.
 pub(super) fn no_data(fr: &Frame, why: &str) -> Figure {
     render(fr, |a| message(a, why))
+}
+
+/// The frame with `note` (what the chart drew other than as given: binned,
+/// thinned, cut) after its subtitle.
+pub(super) fn noted(fr: &Frame, note: Option<String>) -> std::borrow::Cow<'_, Frame> {
+    match note {
+        None => std::borrow::Cow::Borrowed(fr),
+        Some(n) => {
+            let subtitle = Some(match &fr.subtitle {
+                Some(s) if !s.is_empty() => format!("{s} · {n}"),
+                _ => n,
+            });
+            std::borrow::Cow::Owned(Frame { subtitle, ..fr.clone() })
+        }
+    }
+}
+
+/// Why a chart's input is not drawn: more values than the limit, which were
+/// not copied. `None` within it.
+pub(super) fn over_limit(what: &str, given: usize, limit: u128) -> Option<String> {
+    (given as u128 > limit).then(|| {
+        format!("{} {what} is over this crate's limit of {}: draw fewer", thousands(given as u64), grouped(limit))
+    })
 }
 
 macro_rules! builder_common {
@@ -283,6 +315,11 @@ pub use shard_map::{shard_map, ShardMap};
 
 // ---------------------------------------------------------------- series
 
+/// The most values one chart takes in ([`Limits::max_keys`](crate::limits::Limits::max_keys)).
+fn max_points() -> usize {
+    usize::try_from(crate::limits::current().max_keys).unwrap_or(usize::MAX)
+}
+
 /// How a [`Series`] is drawn.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Style {
@@ -315,11 +352,14 @@ pub struct Series {
 }
 
 impl Series {
-    /// A series drawn as a line with markers.
+    /// A series drawn as a line with markers. At most one point past
+    /// [`Limits::max_keys`](crate::limits::Limits::max_keys) is taken from
+    /// `points` (an endless iterator included): a chart of a series over
+    /// that limit says so instead of drawing it.
     pub fn new<S: Into<String>, I: IntoIterator<Item = (f64, f64)>>(name: S, points: I) -> Series {
         Series {
             name: name.into(),
-            points: points.into_iter().collect(),
+            points: points.into_iter().take(max_points().saturating_add(1)).collect(),
             band: Vec::new(),
             style: Style::LinePoints,
             ink: None,
@@ -330,9 +370,11 @@ impl Series {
         self.style = style;
         self
     }
-    /// Adds a shaded band from `(x, lo, hi)` triples.
+    /// Adds a shaded band from `(x, lo, hi)` triples (at most one past
+    /// [`Limits::max_keys`](crate::limits::Limits::max_keys) taken, as for
+    /// the points).
     pub fn band<I: IntoIterator<Item = (f64, f64, f64)>>(mut self, band: I) -> Series {
-        self.band = band.into_iter().collect();
+        self.band = band.into_iter().take(max_points().saturating_add(1)).collect();
         self
     }
     /// Pins the ink: 0 blue solid ●, 1 orange dashed ■, 2 black dotted ▲, 3 sky blue
@@ -412,6 +454,14 @@ mod tests {
         for c in ["#E69F00", "#000000", "#56B4E9"] {
             assert!(polylines("lines4", c) > 20, "{c}: dashes");
         }
+    }
+
+    #[test]
+    fn a_chart_shows_as_an_image_and_a_line_of_text() {
+        let fig = line_chart("a line", "x", "y", &[]).build();
+        let s = crate::present::Shown::new().and(&fig);
+        assert!(s.to_html().contains("<img src=\"data:image/svg+xml;base64,"));
+        assert!(s.to_text().starts_with("[figure: a line"));
     }
 
     #[test]

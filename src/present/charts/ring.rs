@@ -11,7 +11,16 @@ pub struct RingDiagram {
     names: Vec<String>,
     keys: Option<Vec<f64>>,
     label_points: Option<bool>,
+    /// Points (or keys) given over the limit, not kept: the figure says so.
+    over: Option<(&'static str, usize, u128)>,
 }
+
+/// The most arcs drawn one by one; a ring with more points is drawn as
+/// [`SECTORS`] sectors, each in the colour of the node that owns most of
+/// it, and the figure says so (its shares stay exact).
+pub const MAX_ARCS: usize = 4_000;
+/// Sectors of a ring with more than [`MAX_ARCS`] points (0.5° each).
+pub const SECTORS: usize = 720;
 
 /// The hash ring as a circle, 0 at the top and positions increasing clockwise.
 ///
@@ -24,19 +33,82 @@ pub struct RingDiagram {
 /// node and is drawn as a band inside the circle; the legend gives each node's share of the
 /// ring and its points. The keys are drawn as a sample (the legend says so): a node's load is
 /// its share of the ring, not a count of a few hundred dots.
+///
+/// More than [`MAX_ARCS`] points are drawn as [`SECTORS`] sectors, each in the colour of the
+/// node owning most of it (the legend says so, and its shares stay exact). More points than
+/// [`Limits::max_ring_points`](crate::limits::Limits::max_ring_points), or more keys than
+/// [`Limits::max_keys`](crate::limits::Limits::max_keys), are not copied: the figure says
+/// which limit they are over.
 pub fn ring_diagram<S: AsRef<str>>(
     title: &str,
     points: &[(f64, usize)],
     node_names: &[S],
     keys: Option<&[f64]>,
 ) -> RingDiagram {
+    let limits = crate::limits::current();
+    let over = if points.len() as u128 > limits.max_ring_points {
+        Some(("points", points.len(), limits.max_ring_points))
+    } else if keys.is_some_and(|k| k.len() as u128 > limits.max_keys) {
+        Some(("keys", keys.map_or(0, <[f64]>::len), limits.max_keys))
+    } else {
+        None
+    };
+    let (points, keys) = if over.is_some() { (&[][..], None) } else { (points, keys) };
     RingDiagram {
         frame: Frame::new(title),
         points: points.iter().filter(|p| p.0.is_finite()).map(|&(p, n)| (p.rem_euclid(1.0) % 1.0, n)).collect(),
-        names: node_names.iter().map(|s| s.as_ref().to_string()).collect(),
+        names: node_names
+            .iter()
+            .take(usize::try_from(crate::limits::current().max_nodes).unwrap_or(usize::MAX).saturating_add(1))
+            .map(|s| s.as_ref().to_string())
+            .collect(),
         keys: keys.map(|k| k.iter().filter(|k| k.is_finite()).map(|k| k.rem_euclid(1.0) % 1.0).collect()),
         label_points: None,
+        over,
     }
+}
+
+/// The node owning most of each of `sectors` equal sectors of the ring
+/// whose arcs end at the sorted points `pts` (arc `i` from point `i − 1`,
+/// exclusive, to point `i`; arc 0 wraps past 1), as slots of `slot`.
+fn sector_owners(pts: &[(f64, usize)], sectors: usize, slot: impl Fn(usize) -> usize, nodes: usize) -> Vec<usize> {
+    let m = pts.len();
+    // the arcs as pieces (lo, hi, node) from 0 to 1, arc 0 in two
+    let pieces = std::iter::once((0.0, pts[0].0, pts[0].1))
+        .chain((1..m).map(|i| (pts[i - 1].0, pts[i].0, pts[i].1)))
+        .chain(std::iter::once((pts[m - 1].0, 1.0, pts[0].1)));
+    let mut owned = vec![0.0f64; nodes];
+    let mut touched: Vec<usize> = Vec::new();
+    let mut out = Vec::with_capacity(sectors);
+    let width = 1.0 / sectors as f64;
+    let close = |owned: &mut Vec<f64>, touched: &mut Vec<usize>, out: &mut Vec<usize>| {
+        let best = touched.iter().copied().max_by(|&a, &b| owned[a].total_cmp(&owned[b]).then(b.cmp(&a)));
+        out.push(best.unwrap_or_else(|| out.last().copied().unwrap_or(0)));
+        touched.iter().for_each(|&t| owned[t] = 0.0);
+        touched.clear();
+    };
+    for (mut lo, hi, node) in pieces {
+        let k = slot(node);
+        while lo < hi && out.len() < sectors {
+            let end = (out.len() + 1) as f64 * width;
+            let piece = hi.min(end) - lo;
+            if piece > 0.0 {
+                if owned[k] == 0.0 {
+                    touched.push(k);
+                }
+                owned[k] += piece;
+            }
+            if hi < end {
+                break;
+            }
+            lo = end;
+            close(&mut owned, &mut touched, &mut out);
+        }
+    }
+    while out.len() < sectors {
+        close(&mut owned, &mut touched, &mut out);
+    }
+    out
 }
 
 builder_common!(RingDiagram);
@@ -50,6 +122,14 @@ impl RingDiagram {
 
     /// Renders the diagram.
     pub fn build(&self) -> Figure {
+        if let Some((what, given, limit)) = self.over {
+            let why = format!(
+                "{} {what} is over this crate's limit of {}: draw fewer",
+                thousands(given as u64),
+                crate::numbers::grouped(limit)
+            );
+            return no_data(&self.frame, &why);
+        }
         let mut pts = self.points.clone();
         pts.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
         let m = pts.len();
@@ -79,6 +159,13 @@ impl RingDiagram {
             })
             .collect();
         let mut notes = vec!["A key belongs to the first point".to_string(), "at or after it, going clockwise.".into()];
+        // Too many arcs to draw one by one: each sector in its largest owner's colour.
+        let sectors = (m > MAX_ARCS).then(|| sector_owners(&pts, SECTORS, slot, nodes.len()));
+        if sectors.is_some() {
+            notes.push(format!("{} points: drawn as {SECTORS} sectors", thousands(m as u64)));
+            notes.push(format!("of {}°, each in the colour of the", 360.0 / SECTORS as f64));
+            notes.push("node owning most of it (shares exact).".into());
+        }
         if let Some(k) = self.keys.as_ref().filter(|k| !k.is_empty()) {
             notes.push(format!("Dots: a sample of {}, drawn", plural(k.len(), "key")));
             notes.push("to show the rule, not the load.".into());
@@ -93,13 +180,30 @@ impl RingDiagram {
             let (r_out, r_in) = (r - 3.0, r - 3.0 - (r * 0.14).clamp(6.0, 22.0));
             let at = |rad: f64, t: f64| (cx + rad * (t * TAU).sin(), cy - rad * (t * TAU).cos());
             let px = |rad: f64, t: f64| (at(rad, t).0.round() as i32, at(rad, t).1.round() as i32);
-            for (i, &(e, n)) in pts.iter().enumerate().filter(|&(i, p)| p.0 > start(i)) {
-                let (s, steps) = (start(i), ((e - start(i)) * 180.0).ceil() as usize);
+            let band = |s: f64, e: f64, fill: RGBColor| {
+                let steps = ((e - s) * 180.0).ceil() as usize;
                 let arc = |rad: f64| (0..=steps).map(move |j| px(rad, s + (e - s) * j as f64 / steps as f64));
                 let poly: Vec<(i32, i32)> = arc(r_out).chain(arc(r_in).rev()).collect();
-                a.draw(&Polygon::new(poly, color(slot(n)).filled()))?;
-                if m <= 60 {
-                    path(a, &[at(r_in, e), at(r_out, e)], WHITE.into())?;
+                a.draw(&Polygon::new(poly, fill.filled()))
+            };
+            match &sectors {
+                None => {
+                    for (i, &(e, n)) in pts.iter().enumerate().filter(|&(i, p)| p.0 > start(i)) {
+                        band(start(i), e, color(slot(n)))?;
+                        if m <= 60 {
+                            path(a, &[at(r_in, e), at(r_out, e)], WHITE.into())?;
+                        }
+                    }
+                }
+                Some(owners) => {
+                    // runs of sectors of one owner, each one band
+                    let mut first = 0;
+                    for k in 1..=owners.len() {
+                        if k == owners.len() || owners[k] != owners[first] {
+                            band(first as f64 / SECTORS as f64, k as f64 / SECTORS as f64, color(owners[first]))?;
+                            first = k;
+                        }
+                    }
                 }
             }
             a.draw(&Circle::new((cx.round() as i32, cy.round() as i32), r as i32, MUTED))?;
@@ -170,6 +274,29 @@ impl RingDiagram {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_ring_of_many_points_is_drawn_in_sectors_and_says_so() {
+        // 100,000 points, nodes 0 and 1 alternating in runs of 1,000: half
+        // the ring each, drawn in 720 sectors instead of 100,000 arcs
+        let pts: Vec<(f64, usize)> = (0..100_000).map(|i| (i as f64 / 100_000.0, (i / 1000) % 2)).collect();
+        let svg = ring_diagram("r", &pts, &["A", "B"], None).build().svg().to_string();
+        assert!(svg.len() < 100_000, "{} bytes", svg.len());
+        assert!(svg.contains("100,000 points: drawn as 720 sectors") && svg.contains("(shares exact)"), "{svg}");
+        assert!(svg.contains("A: 50.0% of ring, 50,000 points"), "{svg}");
+        let polygons = svg.matches("<polygon").count();
+        assert!((100..=102).contains(&polygons), "a band per run of 1,000 points (and legend marks): {polygons}");
+        let owners = sector_owners(&pts, 720, |n| n, 2);
+        assert_eq!((owners[0], owners[8], owners[719]), (0, 1, 1), "{:?}", &owners[..20]);
+        // few points: arcs one by one, no note
+        let few: Vec<(f64, usize)> = (0..8).map(|i| (i as f64 / 8.0, i % 2)).collect();
+        assert!(!ring_diagram("r", &few, &["A", "B"], None).build().svg().contains("sectors"));
+        // over the limit: not copied, and said
+        let over = crate::limits::current().max_ring_points as usize + 1;
+        let big = vec![(0.5, 0usize); over];
+        let fig = ring_diagram("r", &big, &["A"], None).build();
+        assert!(fig.svg().contains("over this crate&apos;s limit") || fig.svg().contains("over this crate's limit"));
+    }
 
     #[test]
     fn the_legend_gives_ring_shares_and_calls_the_dots_a_sample() {

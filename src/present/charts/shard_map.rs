@@ -10,6 +10,10 @@ pub struct ShardMap {
     before: Vec<usize>,
     after: Vec<usize>,
     names: Vec<String>,
+    /// Shards given, when more than can be drawn (not copied).
+    too_many: Option<usize>,
+    /// Shards whose node differs, counted from the tables as given.
+    moved: usize,
 }
 
 /// The shard→node table before and after a rebalance: `before[s]` and `after[s]` are the node
@@ -25,14 +29,28 @@ pub struct ShardMap {
 /// two grids and node names written in the cells. A caption gives the count, e.g. "90 of 1,000
 /// shards moved (9.0%)"; missing entries count as moved. Runs of equal cells are drawn as one
 /// rectangle, so 16,384 slots stay small.
+///
+/// At most [`MAX_SHARDS_DRAWN`] shards are drawn: a longer table is not copied, and the figure
+/// says how long it was.
 pub fn shard_map<S: AsRef<str>>(title: &str, before: &[usize], after: &[usize], node_names: &[S]) -> ShardMap {
+    let n = before.len().max(after.len());
+    let fits = n <= MAX_SHARDS_DRAWN;
     ShardMap {
         frame: Frame::new(title),
-        before: before.to_vec(),
-        after: after.to_vec(),
-        names: node_names.iter().map(|s| s.as_ref().to_string()).collect(),
+        before: if fits { before.to_vec() } else { Vec::new() },
+        after: if fits { after.to_vec() } else { Vec::new() },
+        names: node_names
+            .iter()
+            .take(usize::try_from(crate::limits::current().max_nodes).unwrap_or(usize::MAX).saturating_add(1))
+            .map(|s| s.as_ref().to_string())
+            .collect(),
+        too_many: (!fits).then_some(n),
+        moved: (0..n).filter(|&i| before.get(i) != after.get(i)).count(),
     }
 }
+
+/// The most shards a [`shard_map`] draws.
+pub const MAX_SHARDS_DRAWN: usize = 100_000;
 
 builder_common!(ShardMap);
 
@@ -204,13 +222,13 @@ impl ShardMap {
 
     /// Number of shards whose node differs between `before` and `after`.
     pub fn moved(&self) -> usize {
-        (0..self.before.len().max(self.after.len())).filter(|&i| self.before.get(i) != self.after.get(i)).count()
+        self.moved
     }
 
     /// Renders the map.
     pub fn build(&self) -> Figure {
-        let n = self.before.len().max(self.after.len());
-        if n == 0 || n > 100_000 {
+        let n = self.too_many.unwrap_or(self.before.len().max(self.after.len()));
+        if n == 0 || n > MAX_SHARDS_DRAWN {
             return no_data(&self.frame, &format!("cannot draw {} shards", thousands(n as u64)));
         }
         let moved: Vec<bool> = (0..n).map(|i| self.before.get(i) != self.after.get(i)).collect();

@@ -104,7 +104,7 @@ fn place(rings: &mut Vec<Points>, cases: &mut Vec<Case>, name: &str, b: &Bounded
             expected: owner as usize,
             input: format!(
                 "{name}: key {:?} (#{i}, hash {:#010x}), loads {loads_shown}, cap {cap}",
-                keys.keys().key(i),
+                keys.keys().get(i).unwrap_or_default(),
                 h as u32
             ),
         });

@@ -26,8 +26,7 @@
 //! assert!(report.passed(), "{report}");
 //! ```
 
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use crate::PyRandom;
 
 use super::Report;
 
@@ -70,15 +69,15 @@ fn cases() -> Vec<(u64, u32)> {
     c.push((1_673_232_497_983_283_878, 64));
     // One key as the buckets grow one at a time (it moves only to the new one).
     c.extend((1..=40).map(|n| (0x9E37_79B9_7F4A_7C15, n)));
-    let mut rng = ChaCha8Rng::seed_from_u64(2014);
+    let mut rng = PyRandom::new(2014);
     for i in 0..RANDOM_CASES {
-        let key: u64 = rng.random();
-        let buckets: u32 = match i % 3 {
-            0 => rng.random_range(1..=16),
-            1 => rng.random_range(1..=100_000),
-            _ => rng.random_range(1..=u32::MAX),
+        let key = rng.getrandbits(64).unwrap_or(0);
+        let most: u32 = match i % 3 {
+            0 => 16,
+            1 => 100_000,
+            _ => u32::MAX,
         };
-        c.push((key, buckets));
+        c.push((key, rng.randbelow(most).map_or(1, |b| b + 1)));
     }
     c
 }
