@@ -458,14 +458,14 @@ pub enum Error {
         /// The table.
         table: String,
         /// What is wrong.
-        problem: RangeProblem,
+        problem: Box<RangeProblem>,
     },
     /// A partition operation that the table's partitions do not allow.
     BadPartition {
         /// The table.
         table: String,
         /// What is wrong.
-        problem: PartitionProblem,
+        problem: Box<PartitionProblem>,
     },
     /// A live server (a Redis Cluster node, a proxy, a proxy's backend)
     /// failed: it refused or closed a connection, its process exited, or it

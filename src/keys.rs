@@ -423,10 +423,15 @@ impl KeySet {
         }
     }
 
-    /// [`get`](KeySet::get) for a key known to be there: past the end it
-    /// gives the text `(no key i: the key set has n)`, never a key.
-    #[doc(hidden)]
-    #[deprecated(note = "use get(i), which is None past the end")]
+    /// Key `i` as text to show, for a key known to be there (a table row, a
+    /// worked example): past the end it is the note `(no key i: the key set
+    /// has n)`, never a key. Use [`get`](KeySet::get) to test.
+    ///
+    /// ```
+    /// use reshard::KeySet;
+    /// assert_eq!(KeySet::plain(10).key(3), "key3");
+    /// assert_eq!(KeySet::plain(10).key(10), "(no key 10: the key set has 10)");
+    /// ```
     pub fn key(&self, i: usize) -> String {
         self.get(i).unwrap_or_else(|| format!("(no key {i}: the key set has {})", self.count))
     }

@@ -189,3 +189,13 @@ fn charts_are_capped_and_say_so() {
     assert_eq!(endless.points.len() as u128, reshard::limits::current().max_keys + 1);
     assert!(line_chart("t", "x", "y", &[endless]).build().svg().contains("over this crate"));
 }
+
+/// A resize from a node count past the limit is refused before any step is
+/// costed (from 2⁶³ nodes to 1 summed 2⁶³ step costs: hours).
+#[test]
+fn resized_from_a_huge_count_is_refused_at_once() {
+    let ring = Ring::new(3).unwrap();
+    let err = reshard::analysis::resized(&ring, 1usize << 63, 1).unwrap_err();
+    assert!(matches!(err, Error::TooLarge { what: "nodes", .. }), "{err}");
+    assert!(reshard::analysis::resized(&ring, 3, 1usize << 63).is_err());
+}

@@ -451,7 +451,7 @@ impl Comparison {
 /// a time: nodes `"{from}"`, `"{from+1}"`, … join in order, or the last
 /// nodes leave, last first.
 ///
-/// Fails at once when `to` is over the node limit, or when the changes
+/// Fails at once when `from` or `to` is over the node limit, or when the changes
 /// together would cost more than
 /// [`Limits::max_hashes`](limits::Limits::max_hashes) by each step's
 /// [`Placement::change_cost`] (10,000,000 fixed shards grown from 1 to
@@ -467,12 +467,21 @@ impl Comparison {
 /// # Ok::<(), reshard::Error>(())
 /// ```
 pub fn resized<P: Placement + Clone>(p: &P, from: usize, to: usize) -> Result<P> {
+    limits::check_nodes(from)?;
     limits::check_nodes(to)?;
-    let steps = (from.min(to)..from.max(to)).map(|n| p.change_cost(n + 1));
+    let max = limits::current().max_hashes;
+    // Summed only until the limit is passed: the steps can be many.
+    let mut cost = 0u128;
+    for n in from.min(to)..from.max(to) {
+        cost = cost.saturating_add(p.change_cost(n + 1));
+        if cost > max {
+            break;
+        }
+    }
     limits::check_hint(
         "md5-equivalents of work to change the placement one node at a time (each step's change_cost)",
-        steps.fold(0u128, u128::saturating_add),
-        limits::current().max_hashes,
+        cost,
+        max,
         "change fewer nodes, or build the placement at its new size",
     )?;
     let mut out = p.clone();

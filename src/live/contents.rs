@@ -136,7 +136,7 @@ impl RedisCluster {
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(Error::ThreadPanicked { task: "loading keys into a node" })))
+                .map(|h| h.join().unwrap_or(Err(Error::ThreadPanicked { task: "loading keys into a node" })))
                 .collect()
         });
         let mut loaded =

@@ -112,11 +112,11 @@ impl PgShards {
         if by != want || growth.arrivals() != keys.len() as u64 {
             return Err(Error::BadPartition {
                 table: table.to_string(),
-                problem: PartitionProblem::NotItsGrowth {
+                problem: Box::new(PartitionProblem::NotItsGrowth {
                     arrivals: growth.arrivals(),
                     keys: keys.len(),
                     layout: growth.start_layout().describe(),
-                },
+                }),
             });
         }
         let parts = self.partitions(table)?;
@@ -126,12 +126,12 @@ impl PgShards {
         if shape != start || self.rows_per_shard(table)?.iter().any(|(_, n)| *n > 0) {
             return Err(Error::BadPartition {
                 table: table.to_string(),
-                problem: PartitionProblem::NotItsLayout {
+                problem: Box::new(PartitionProblem::NotItsLayout {
                     ranges: start.len(),
                     shards: start.iter().map(|s| s.to_string()).collect(),
                     partitions: shape.len(),
                     on: shape.iter().map(|s| s.to_string()).collect(),
-                },
+                }),
             });
         }
         let order = growth.settings().arrival_order().order(keys.len());
@@ -152,7 +152,7 @@ impl PgShards {
                 let Some(p) = parts.get(m.range) else {
                     return Err(Error::BadPartition {
                         table: table.to_string(),
-                        problem: PartitionProblem::NoSuchRange { range: m.range, partitions: parts.len() },
+                        problem: Box::new(PartitionProblem::NoSuchRange { range: m.range, partitions: parts.len() }),
                     });
                 };
                 let to = nodes[m.to as usize].clone();
@@ -223,7 +223,7 @@ impl PgShards {
         let Some(p) = parts.into_iter().find(|p| p.lower <= probe && probe < p.upper) else {
             return Err(Error::BadPartition {
                 table: table.to_string(),
-                problem: PartitionProblem::NoneHolds { at: format!("{key:?}") },
+                problem: Box::new(PartitionProblem::NoneHolds { at: format!("{key:?}") }),
             });
         };
         let (rows, at) = self.median(table, &p.name)?;

@@ -320,7 +320,7 @@ impl PgShards {
             if w.is_err() {
                 let _ = self.coordinator.run(&format!("INSERT INTO {index}_done VALUES (1);\n"));
             }
-            (w, d.join().unwrap_or_else(|_| Err(Error::ThreadPanicked { task: "draining the index queue" })))
+            (w, d.join().unwrap_or(Err(Error::ThreadPanicked { task: "draining the index queue" })))
         });
         w?;
         d?;

@@ -129,19 +129,19 @@ impl PgShards {
         let Some(upper) = parts.get(i + 1) else {
             return Err(Error::BadPartition {
                 table: table.to_string(),
-                problem: PartitionProblem::NoneAbove { partition: partition.to_string() },
+                problem: Box::new(PartitionProblem::NoneAbove { partition: partition.to_string() }),
             });
         };
         let lower = &parts[i];
         if lower.shard != upper.shard {
             return Err(Error::BadPartition {
                 table: table.to_string(),
-                problem: PartitionProblem::AcrossShards {
+                problem: Box::new(PartitionProblem::AcrossShards {
                     lower: lower.name.clone(),
                     upper: upper.name.clone(),
                     lower_shard: lower.shard.clone(),
                     upper_shard: upper.shard.clone(),
-                },
+                }),
             });
         }
         let names = spec.column_names().join(", ");
@@ -187,7 +187,7 @@ impl PgShards {
             let want = if spec.by() == RangeOf::Key { "Bound::Text" } else { "Bound::Int" };
             return Err(Error::BadPartition {
                 table: table.to_string(),
-                problem: PartitionProblem::WrongKind { at: at.to_string(), want },
+                problem: Box::new(PartitionProblem::WrongKind { at: at.to_string(), want }),
             });
         }
         if let Bound::Text(t) = at {
@@ -197,13 +197,13 @@ impl PgShards {
         let Some(old) = parts.iter().find(|p| p.lower <= *at && *at < p.upper).cloned() else {
             return Err(Error::BadPartition {
                 table: table.to_string(),
-                problem: PartitionProblem::NoneHolds { at: at.to_string() },
+                problem: Box::new(PartitionProblem::NoneHolds { at: at.to_string() }),
             });
         };
         if old.lower == *at {
             return Err(Error::BadPartition {
                 table: table.to_string(),
-                problem: PartitionProblem::AlreadyBound { at: at.to_string(), partition: old.name },
+                problem: Box::new(PartitionProblem::AlreadyBound { at: at.to_string(), partition: old.name }),
             });
         }
         let new = self.partition_name(table);

@@ -164,7 +164,8 @@ impl TableSpec {
         check_identifier("table name", name)?;
         let ranges: Vec<(Bound, Bound, String)> =
             ranges.into_iter().take(MAX_PARTITIONS + 1).map(|(a, b, s)| (a, b, s.into())).collect();
-        let problem = |problem: RangeProblem| Err(Error::BadRanges { table: name.to_string(), problem });
+        let problem =
+            |problem: RangeProblem| Err(Error::BadRanges { table: name.to_string(), problem: Box::new(problem) });
         if ranges.is_empty() {
             return problem(RangeProblem::NoRanges);
         }

@@ -10,8 +10,8 @@
 //! ```
 //! use reshard::prelude::*;
 //! use reshard::tutor::{Guess, Quiz};
-//! assert_eq!(Guess::percent(9.0).versus_share(0.9105), "your guess 9% · measured 91.0%\n");
-//! assert_eq!(Guess::none().versus_share(0.9105), "");
+//! assert_eq!(Guess::percent(9.0).versus_share(0.91049), "your guess 9% · measured 91.0%\n");
+//! assert_eq!(Guess::none().versus_share(0.91049), "");
 //!
 //! let keys = KeySet::plain(10_000).hashed(HashWidth::Bits128)?;
 //! let quiz = Quiz::new("hash % N").ask_modulo(&keys, 10, 12)?;
