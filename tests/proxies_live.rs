@@ -24,17 +24,7 @@ use std::time::{Duration, Instant};
 
 /// False (after saying why) when a program is missing and this is not CI.
 fn proxies_here() -> bool {
-    match nutcracker_version().and_then(|_| nginx_version()) {
-        Ok(_) => true,
-        Err(e @ Error::ProgramMissing { .. }) => {
-            if std::env::var("CI").is_ok_and(|v| v == "true") {
-                panic!("CI=true but {e}");
-            }
-            eprintln!("skipped: {e}");
-            false
-        }
-        Err(e) => panic!("{e}"),
-    }
+    holder::installed(nutcracker_version().and_then(|_| nginx_version()))
 }
 
 use holder::assert_gone;

@@ -27,7 +27,7 @@ use crate::live::pg_shards::{GlobalIndex, PgShards};
 use crate::live::postgres::{check_identifier, literal};
 use crate::live::TableSpec;
 use crate::schemes::KeyRanges;
-use crate::{Error, Result};
+use crate::{limits, Error, Result};
 use std::time::Instant;
 
 /// The most queries one [`PgShards::time_queries`] runs.
@@ -207,14 +207,12 @@ impl PgShards {
     /// coordinator, and return each one's time in ms as psql's `\timing`
     /// measures it (from sending to the last row).
     pub fn time_queries(&self, query: &str, times: usize) -> Result<Vec<f64>> {
-        if times > MAX_TIMED {
-            return Err(Error::TooLarge {
-                what: "timed queries",
-                asked: times as u128,
-                limit: MAX_TIMED as u128,
-                hint: "time at most 100,000 queries in one call",
-            });
-        }
+        limits::check_hint(
+            "timed queries",
+            times as u128,
+            MAX_TIMED as u128,
+            "time at most 100,000 queries in one call",
+        )?;
         let one = format!("{};\n", query.trim_end().trim_end_matches(';'));
         let script = format!("\\timing on\n{}", one.repeat(times));
         let out = self.coordinator.run(&script)?;
@@ -256,14 +254,12 @@ impl PgShards {
                 });
             }
         }
-        if keys.len() > MAX_STALE_WRITES {
-            return Err(Error::TooLarge {
-                what: "rows written one at a time",
-                asked: keys.len() as u128,
-                limit: MAX_STALE_WRITES as u128,
-                hint: "write at most 10,000 rows (each costs a few transactions and a sleep)",
-            });
-        }
+        limits::check_hint(
+            "rows written one at a time",
+            keys.len() as u128,
+            MAX_STALE_WRITES as u128,
+            "write at most 10,000 rows (each costs a few transactions and a sleep)",
+        )?;
         check_identifier("index name", &format!("{index}_queue"))?;
         let spec = self.spec(table)?;
         let cols = spec.column_names().join(", ");

@@ -43,7 +43,7 @@
 use crate::keys::KeySet;
 use crate::live::pg_table::{split_bounds, Bound, Partition, TableSpec};
 use crate::live::postgres::{copy_field, first_line, literal, PgBins, PgServer, Template};
-use crate::{Error, HashWidth, Result};
+use crate::{limits, Error, HashWidth, Result};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -140,14 +140,12 @@ impl PgShards {
         if names.is_empty() {
             return Err(Error::NoNodes);
         }
-        if names.len() > MAX_PG_SHARDS {
-            return Err(Error::TooLarge {
-                what: "PostgreSQL shard servers",
-                asked: names.len() as u128,
-                limit: MAX_PG_SHARDS as u128,
-                hint: "start at most 16 shards; model more with the crate's schemes",
-            });
-        }
+        limits::check_hint(
+            "PostgreSQL shard servers",
+            names.len() as u128,
+            MAX_PG_SHARDS as u128,
+            "start at most 16 shards; model more with the crate's schemes",
+        )?;
         for (i, n) in names.iter().enumerate() {
             let plain = !n.is_empty() && n.len() <= 32 && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
             if !plain || n == COORDINATOR {
@@ -316,14 +314,12 @@ impl PgShards {
         extra: impl Fn(usize) -> Vec<String>,
     ) -> Result<String> {
         let spec = self.spec(table)?;
-        if count > MAX_PG_ROWS {
-            return Err(Error::TooLarge {
-                what: "rows sent to PostgreSQL at once",
-                asked: count as u128,
-                limit: MAX_PG_ROWS as u128,
-                hint: "insert fewer keys, or in several calls",
-            });
-        }
+        limits::check_hint(
+            "rows sent to PostgreSQL at once",
+            count as u128,
+            MAX_PG_ROWS as u128,
+            "insert fewer keys, or in several calls",
+        )?;
         let mut data = String::with_capacity(count.saturating_mul(40).min(1 << 28));
         let mut w = keys.writer();
         for (i, seq) in rows.take(count) {

@@ -1,7 +1,8 @@
 //! Live servers held by a child test process, for the tests that SIGKILL
 //! their owner: the child prints the servers' footprint (pid and directory
 //! of each) and waits to be killed; the parent reads it back and checks
-//! that nothing is left.
+//! that nothing is left. And [`installed`], which says whether the
+//! servers a test file needs are there.
 
 use reshard::live::process_alive;
 use std::io::{BufRead, BufReader};
@@ -70,4 +71,22 @@ pub fn start_holder(holder: &str, env: &str) -> (Child, Vec<(u32, PathBuf)>) {
         }
     }
     (child, held)
+}
+
+/// Whether the programs are installed, from their version lookup: false
+/// (after saying why) when one is missing and this is not CI; under
+/// `CI=true` a missing program fails the run, and any other error always
+/// does.
+pub fn installed<T>(found: reshard::Result<T>) -> bool {
+    match found {
+        Ok(_) => true,
+        Err(e @ reshard::Error::ProgramMissing { .. }) => {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("CI=true but {e}");
+            }
+            eprintln!("skipped: {e}");
+            false
+        }
+        Err(e) => panic!("{e}"),
+    }
 }
