@@ -29,6 +29,7 @@ use crate::Result;
 /// (`epsilon` `None`) or bounded, grown from `from` to `to` nodes.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct BoundedRow {
     /// Points per node.
     pub points: usize,

@@ -222,6 +222,7 @@ impl std::fmt::Display for Scheme {
 /// One scheme's row of a [`Comparison`].
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct SchemeRow {
     /// Which scheme.
     pub scheme: Scheme,

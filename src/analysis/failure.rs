@@ -124,6 +124,7 @@ impl NodeFailure {
 
 /// One points-per-node count of [`FailureSweep`], over the arrangements.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct FailureRow {
     /// Points per node.
     pub vnodes: usize,

@@ -20,6 +20,7 @@ use crate::{Error, Result};
 
 /// One way count of [`HotKeySplit`].
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SplitRow {
     /// Sub-keys each hot key is split into.
     pub ways: usize,

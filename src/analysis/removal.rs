@@ -31,6 +31,7 @@ use crate::{Error, Result};
 /// One row of a [`MiddleRemoval`].
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct RemovalRow {
     /// What was done, e.g. `"jump, node 4 removed (5…9 renumbered 4…8)"`.
     pub label: String,

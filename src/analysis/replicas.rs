@@ -28,6 +28,7 @@ use crate::{Error, Result};
 
 /// Copy movement of one scheme when a node joins.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct CopyRow {
     /// The scheme's label.
     pub scheme: String,

@@ -20,6 +20,7 @@ use crate::Result;
 
 /// One line of [`RequestBounds`]: the plain ring or one ε.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct BoundRow {
     /// `None` for the plain ring (no bound).
     pub epsilon: Option<f64>,

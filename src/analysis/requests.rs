@@ -112,6 +112,7 @@ impl RequestLoad {
 
 /// One scheme's keys per node and requests per node under each workload.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SkewRow {
     /// The scheme's label.
     pub scheme: String,

@@ -54,6 +54,7 @@ pub const PAPER_NODES: usize = 1000;
 /// points per node) and how uneven its per-node load is.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct SpreadRow {
     /// `"ring"` or `"jump"`.
     pub scheme: String,

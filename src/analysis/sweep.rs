@@ -31,6 +31,7 @@ use rayon::prelude::*;
 /// One arrangement of a sweep.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct Arrangement {
     /// The salt in front of every point name.
     pub salt: String,
@@ -308,6 +309,7 @@ impl VnodeSweep {
 /// One `hash % N` change, measured and predicted.
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct ModuloRow {
     /// Nodes before.
     pub old: usize,

@@ -38,6 +38,7 @@ use crate::Result;
 /// One node of a [`WeightedShares`].
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct WeightRow {
     /// The node's name (`"0"`, `"1"`, …).
     pub node: String,

@@ -38,6 +38,7 @@ fn strip_ansi(s: &str) -> String {
 
 /// What a `redis-cli --cluster` run printed and how long it took.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct CliRun {
     /// The command line after `redis-cli`.
     pub args: Vec<String>,

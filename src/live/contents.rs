@@ -17,6 +17,7 @@ use std::time::Instant;
 
 /// What loading a key set did.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Loaded {
     /// Keys written.
     pub keys: u64,
@@ -79,6 +80,7 @@ impl Snapshot {
 /// One sampled key, as the servers answered for it
 /// ([`RedisCluster::sample`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Sampled {
     /// The key, e.g. `"user:97"` (bytes escaped with [`crate::keys::escape`]).
     pub key: String,

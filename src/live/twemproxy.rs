@@ -74,6 +74,7 @@ pub fn nutcracker_version() -> Result<String> {
 
 /// What writing keys through the proxy did.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Written {
     /// Keys written.
     pub keys: u64,

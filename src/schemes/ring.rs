@@ -30,6 +30,7 @@ use std::sync::OnceLock;
 /// One point on the ring: where it sits and which node it stands for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct RingPoint {
     /// The point's hash (its position on the circle).
     pub hash: u128,

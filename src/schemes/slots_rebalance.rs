@@ -62,6 +62,7 @@ pub const REBALANCE_THRESHOLD: f32 = 2.0;
 /// order (redis-cli prints "Moving N slots from … to …").
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct SlotMove {
     /// The node giving the slots.
     pub from: String,

@@ -41,6 +41,7 @@ use crate::tutor::params::Params;
 /// With the `serde` feature it serializes as `label`, `document`,
 /// `measured`, `matches` and `verdict`.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Check {
     /// What the figure is.
     pub label: String,
@@ -67,6 +68,7 @@ pub struct Check {
 /// (both in the figure's own unit; shares as fractions).
 #[derive(Debug, Clone, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct Theory {
     /// The formula, as the reader should recognise it (e.g. "1/4 ± 3σ").
     pub formula: String,

@@ -107,6 +107,7 @@ pub(crate) fn short_pct(share: f64) -> String {
 /// One quiz question: its text and the answer this run measured (a share),
 /// with how close a guess must be to count as right.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Question {
     /// The question, e.g. "10 → 12 nodes with hash % N: what share of the keys moves?".
     pub text: String,

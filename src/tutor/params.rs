@@ -22,6 +22,7 @@ use std::fmt;
 /// One parameter: its name, the document's value and this run's, printed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[non_exhaustive]
 pub struct Param {
     /// What the parameter is, e.g. "points per node".
     pub name: String,

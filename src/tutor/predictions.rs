@@ -36,6 +36,7 @@ pub enum Measured {
 
 /// One prediction: what was asked (a short label), the guess, the measurement.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Prediction {
     /// A short label of the question, e.g. "share moved, 10 → 11".
     pub label: String,

@@ -337,6 +337,7 @@ pub enum Style {
 /// A series' ink (colour, dash and marker shape) is its position in the slice unless pinned
 /// with [`Series::ink`], so that a quantity keeps its look across charts.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Series {
     /// Legend text; series with an empty name are left out of the legend.
     pub name: String,

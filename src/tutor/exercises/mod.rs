@@ -50,6 +50,7 @@ use crate::schemes::ring::Sorted;
 
 /// The first input on which the learner's answer and the crate's differ.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Difference {
     /// The input, described (e.g. `key "user:17" (hash 0x1f…)`).
     pub input: String,
