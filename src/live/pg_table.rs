@@ -22,7 +22,7 @@
 use crate::analysis::RangeLayout;
 use crate::error::RangeProblem;
 use crate::live::postgres::{check_identifier, literal};
-use crate::{Error, HashWidth, Result};
+use crate::{limits, Error, HashWidth, Result};
 use std::fmt;
 
 /// The most ranges (partitions) one table has: each is a table on its
@@ -169,14 +169,12 @@ impl TableSpec {
         if ranges.is_empty() {
             return problem(RangeProblem::NoRanges);
         }
-        if ranges.len() > MAX_PARTITIONS {
-            return Err(Error::TooLarge {
-                what: "ranges of a table (each a partition; counted up to one past the limit)",
-                asked: ranges.len() as u128,
-                limit: MAX_PARTITIONS as u128,
-                hint: "give fewer ranges",
-            });
-        }
+        limits::check_hint(
+            "ranges of a table (each a partition; counted up to one past the limit)",
+            ranges.len() as u128,
+            MAX_PARTITIONS as u128,
+            "give fewer ranges",
+        )?;
         let (first, last) = (&ranges[0].0, &ranges[ranges.len() - 1].1);
         if *first != Bound::Min || *last != Bound::Max {
             return problem(RangeProblem::Ends { first: first.to_string(), last: last.to_string() });

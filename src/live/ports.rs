@@ -7,7 +7,7 @@
 //! port + 10000.
 
 use crate::live::process::{system, HOST};
-use crate::{Error, Result};
+use crate::{limits, Error, Result};
 use std::collections::BTreeSet;
 use std::net::TcpListener;
 use std::sync::Mutex;
@@ -26,14 +26,12 @@ where
     S: Into<String>,
 {
     let names: Vec<String> = names.into_iter().take(MAX_SERVERS + 1).map(Into::into).collect();
-    if names.len() > MAX_SERVERS {
-        return Err(Error::TooLarge {
-            what: "servers started by one driver (counted up to one past the limit)",
-            asked: names.len() as u128,
-            limit: MAX_SERVERS as u128,
-            hint: "start fewer servers (model more with the crate's schemes)",
-        });
-    }
+    limits::check_hint(
+        "servers started by one driver (counted up to one past the limit)",
+        names.len() as u128,
+        MAX_SERVERS as u128,
+        "start fewer servers (model more with the crate's schemes)",
+    )?;
     Ok(names)
 }
 
