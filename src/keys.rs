@@ -173,17 +173,12 @@ impl Builder {
         unescape_into(&pending[..cut], &mut self.arena.bytes)
             .map_err(|e| Error::BadKey { line, reason: e.to_string() })?;
         pending.drain(..cut);
-        let held = self.arena.bytes.len() as u128;
-        if held > max_held() {
-            return Err(Error::TooLarge {
-                what: "bytes of keys held in memory (counted until the first read past the limit: a line too long \
-                       to fit)",
-                asked: held,
-                limit: max_held(),
-                hint: KEY_BYTES_HINT,
-            });
-        }
-        Ok(())
+        limits::check_hint(
+            "bytes of keys held in memory (counted until the first read past the limit: a line too long to fit)",
+            self.arena.bytes.len() as u128,
+            max_held(),
+            KEY_BYTES_HINT,
+        )
     }
 
     fn finish(mut self) -> KeyList {

@@ -188,22 +188,18 @@ pub fn current() -> Limits {
 /// may be raised to these caps without a call aborting: what would not fit
 /// is still refused ([`MAX_MATRIX_CELLS`] for a movement matrix).
 pub fn set(limits: Limits) -> Result<Limits> {
-    if limits.max_nodes > HARD_MAX_NODES {
-        return Err(Error::TooLarge {
-            what: "nodes allowed by Limits::max_nodes",
-            asked: limits.max_nodes,
-            limit: HARD_MAX_NODES,
-            hint: "set max_nodes to at most 1,048,576",
-        });
-    }
-    if limits.max_keys > u128::from(u32::MAX) {
-        return Err(Error::TooLarge {
-            what: "keys allowed by Limits::max_keys",
-            asked: limits.max_keys,
-            limit: u128::from(u32::MAX),
-            hint: "set max_keys to at most 4,294,967,295",
-        });
-    }
+    check_hint(
+        "nodes allowed by Limits::max_nodes",
+        limits.max_nodes,
+        HARD_MAX_NODES,
+        "set max_nodes to at most 1,048,576",
+    )?;
+    check_hint(
+        "keys allowed by Limits::max_keys",
+        limits.max_keys,
+        u128::from(u32::MAX),
+        "set max_keys to at most 4,294,967,295",
+    )?;
     let l = limits;
     let all = [
         l.max_nodes,
