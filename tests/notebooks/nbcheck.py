@@ -268,12 +268,18 @@ def check_tolerances(nb, name: str) -> list[str]:
     return problems
 
 
+def check_executed(committed, fresh, name: str) -> list[str]:
+    """Every problem of a fresh execution against its committed notebook: stale outputs, bold
+    numbers not printed, figures outside their stated tolerance (empty list = pass)."""
+    return compare_outputs(committed, fresh, name) + check_prose_numbers(fresh, name) + check_tolerances(fresh, name)
+
+
 def check_notebook(path, cwd=None) -> list[str]:
     """Run the notebook and return all problems (empty list = pass).
     A failing cell raises nbrun.NotebookRunError."""
     name = nbrun._rel(Path(path))
     committed, fresh, _ = nbrun.execute(path, cwd=cwd)
-    return compare_outputs(committed, fresh, name) + check_prose_numbers(fresh, name) + check_tolerances(fresh, name)
+    return check_executed(committed, fresh, name)
 
 
 def assert_notebook_ok(path, cwd=None) -> None:

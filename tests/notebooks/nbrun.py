@@ -1,8 +1,8 @@
 """Execute reshard's notebooks on the evcxr Rust kernel.
 
-One execution path shared by the notebook tests (test_notebooks.py), the
-checker CLI (nbcheck.py), `make notebooks` (re-execute in place) and the
-test that runs a student edition (test_handouts.py).
+One execution path shared by the notebook tests (through labruns.py: each lab
+executed once per session, its copy in .nbtest/), the checker CLI (nbcheck.py)
+and `make notebooks` (re-execute in place, two at a time on two cores).
 
 The kernel is started with cwd = the notebook's own directory, as JupyterLab
 does, so `:dep reshard = { path = ".." }` resolves to the repo root.
@@ -13,13 +13,15 @@ stderr and reports the cell as *successful*, so a failing `assert!` in a
 notebook would go unnoticed. Readers' own kernels are unaffected.
 
 CLI:
-    python tests/notebooks/nbrun.py --inplace notebooks/*.ipynb
+    python tests/notebooks/nbrun.py --inplace notebooks/*.ipynb   # two at a time on two cores (-j)
     python tests/notebooks/nbrun.py handouts/student/*.ipynb      # only run them
+    python tests/notebooks/nbrun.py --out DIR notebooks/x.ipynb   # keep the executed copy in DIR
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import sys
@@ -224,10 +226,62 @@ def write_inplace(path: Path, nb) -> None:
         nbformat.write(nb, f)
 
 
+def run_one(path: Path, *, inplace=False, out: Path | None = None, cwd: Path | None = None,
+            keep_guesses=False) -> bool:
+    """Execute one notebook as the CLI does; True when it ran (and its prose holds, with --inplace)."""
+    t0 = time.monotonic()
+    try:
+        _, nb, secs = execute(path, cwd, fresh_guesses=not keep_guesses)
+    except NotebookRunError as e:
+        print(f"[nbrun] FAILED {e}", file=sys.stderr)
+        if out is not None:
+            write_result(out, path, None, str(e), time.monotonic() - t0)
+        return False
+    if out is not None:
+        write_result(out, path, nb, None, secs)
+    if not inplace:
+        return True
+    write_inplace(path, nb)
+    # Fresh outputs may have moved figures the prose quotes: say so now.
+    from nbcheck import check_prose_numbers
+
+    problems = check_prose_numbers(nb, _rel(path))
+    for msg in problems:
+        print(f"[nbrun] PROSE {msg}", file=sys.stderr)
+    return not problems
+
+
+def write_result(out: Path, path: Path, nb, error: str | None, secs: float) -> None:
+    """OUT/<name>: the executed notebook; OUT/<stem>.run.json: whether it ran, why not, how long
+    (what tests/notebooks/labruns.py reads)."""
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / Path(path).name
+    if nb is not None:
+        tmp = target.with_suffix(".ipynb.tmp")
+        with open(tmp, "w", encoding="utf-8") as f:
+            nbformat.write(nb, f)
+        tmp.replace(target)
+    elif target.exists():
+        target.unlink()  # no stale execution left to read
+    info = {"notebook": str(Path(path).resolve()), "ok": error is None, "error": error,
+            "seconds": round(secs, 2)}
+    (out / (Path(path).stem + ".run.json")).write_text(json.dumps(info, indent=1) + "\n", encoding="utf-8")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--inplace", action="store_true",
                     help="write fresh outputs back into each notebook (without it: only run them)")
+    ap.add_argument("--out", type=Path, metavar="DIR",
+                    help="write each executed notebook into DIR under its own name, with DIR/<stem>.run.json "
+                         "(whether it ran, the error, the seconds)")
+    ap.add_argument("--cwd", type=Path, metavar="DIR",
+                    help="the kernel's working directory (default: the notebook's own folder)")
+    ap.add_argument("--keep-guesses", action="store_true",
+                    help="keep the guesses beside the notebook, as a reader's kernel does (default: a fresh "
+                         "temporary folder, so earlier guesses do not change the predictions table)")
+    ap.add_argument("-j", "--jobs", type=int, default=None,
+                    help="notebooks run at once (default: NB_JOBS, else one per core, at most 4)")
     ap.add_argument("notebooks", nargs="*", type=Path)
     args = ap.parse_args(argv)
 
@@ -235,26 +289,43 @@ def main(argv=None) -> int:
     if not paths:
         print("[nbrun] no notebooks to run", file=sys.stderr)
         return 0
-    failed = 0
-    for p in paths:
-        try:
-            _, nb, _ = execute(p)
-        except NotebookRunError as e:
-            print(f"[nbrun] FAILED {e}", file=sys.stderr)
-            failed += 1
-            continue
-        if args.inplace:
-            write_inplace(p, nb)
-            # Fresh outputs may have moved figures the prose quotes: say so now.
-            from nbcheck import check_prose_numbers
+    opts = dict(inplace=args.inplace, out=args.out, cwd=args.cwd, keep_guesses=args.keep_guesses)
+    import labruns
 
-            problems = check_prose_numbers(nb, _rel(p))
-            for msg in problems:
-                print(f"[nbrun] PROSE {msg}", file=sys.stderr)
-            failed += bool(problems)
-    if failed:
+    jobs = args.jobs or labruns.default_jobs()
+    if len(paths) == 1:
+        failed = not run_one(paths[0], **opts)
+    elif jobs == 1:
+        failed = sum(not run_one(p, **opts) for p in paths)
+    else:
+        failed = run_pooled(paths, jobs, opts)
+    if failed and len(paths) > 1:
         print(f"[nbrun] {failed} notebook(s) had problems", file=sys.stderr)
     return 1 if failed else 0
+
+
+def run_pooled(paths, jobs: int, opts) -> int:
+    """Each notebook in its own `nbrun.py` process, `jobs` at a time, each worker with its own
+    kept kernel build (tests/notebooks/labruns.py); the longest first. Returns the failures."""
+    import labruns
+
+    pool = labruns.KernelPool(jobs)
+    flags = [f for f, on in (("--inplace", opts["inplace"]), ("--keep-guesses", opts["keep_guesses"])) if on]
+    for name in ("out", "cwd"):
+        if opts[name] is not None:
+            flags += [f"--{name}", str(Path(opts[name]).resolve())]
+    order = labruns.LabRuns(pool).order([Path(p).resolve() for p in paths])
+    futures = [pool.submit([sys.executable, str(Path(__file__).resolve()), *flags, str(p)]) for p in order]
+    failed = 0
+    try:
+        for done in futures:
+            done = done.result()
+            sys.stderr.write(done.output)
+            sys.stderr.flush()
+            failed += done.returncode != 0
+    finally:
+        pool.close()
+    return failed
 
 
 if __name__ == "__main__":

@@ -1,0 +1,368 @@
+"""One execution of each lab per test session, shared by every notebook check.
+
+The notebook tests (conftest.py's fixtures `executed_lab` and `kernel_pool`) and `make
+notebooks` run kernels through a KernelPool: NB_JOBS workers (default: the machine's cores, at
+most 4), each owning one kept kernel build directory, so two labs run at once on two cores and
+nothing compiles reshard twice in a folder it has already been built in.
+
+KernelPool
+    Each worker claims a slot of notebooks/'s kept builds (kernel/launch.py's
+    ~/.cache/reshard/kernels/notebooks-<hash>/kernel-<n>, the ones `make lab-teacher` uses, locked
+    for as long as the pool lives) and runs its jobs — `nbrun.py` subprocesses, or nbgrader — with
+    EVCXR_TMPDIR pointing there. A kernel started in another folder (the learner's copy in
+    .workspace-test/, nbgrader's autograded/<student>/, a student edition in a temporary folder)
+    therefore reuses reshard as built for notebooks/ (every `:dep` names the same crate by an
+    absolute path once evcxr has resolved it), instead of compiling it again for that folder.
+    Jobs run in priority order (lower first; labs 10, checks of a derivative 0).
+
+LabRuns
+    Executes each lab once (`nbrun.py --out BUILD`), longest first (the previous session's times
+    in BUILD/times.json, else the live labs first), and hands every check the same Execution:
+    the committed notebook, the executed one (also saved as BUILD/<name>.ipynb, to read or diff
+    after a failure), the seconds and CPU seconds it took, or the error that stopped it.
+
+BUILD is REPO/.nbtest (git ignores it): a folder beside notebooks/, so an executed notebook's
+`:dep reshard = { path = ".." }` still names the crate.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+NOTEBOOKS_DIR = REPO / "notebooks"
+BUILD = REPO / ".nbtest"
+NBRUN = HERE / "nbrun.py"
+
+sys.path.insert(0, str(REPO / "kernel"))
+import launch  # noqa: E402  kernel/launch.py: the kept build slots
+
+# Labs that start real servers: the programs they need, and how to install them.
+NEEDS = {
+    "06-a-real-redis-cluster.ipynb": (
+        ("redis-server", "redis-cli"),
+        "Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis",
+    ),
+    "08-proxies-twemproxy-and-nginx.ipynb": (
+        ("nutcracker", "nginx", "redis-server"),
+        "Debian/Ubuntu: apt-get install nutcracker nginx redis-server; "
+        "macOS: brew install twemproxy nginx redis",
+    ),
+    "09-key-ranges-that-split.ipynb": (
+        ("postgres",),
+        "Debian/Ubuntu: apt-get install postgresql postgresql-contrib; macOS: brew install postgresql@15",
+    ),
+    "10-secondary-indexes-across-shards.ipynb": (
+        ("postgres",),
+        "Debian/Ubuntu: apt-get install postgresql postgresql-contrib; macOS: brew install postgresql@15",
+    ),
+}
+
+# Debian installs nginx and nutcracker here, often not on a user's PATH;
+# the crate looks here too (src/live/process.rs, `locate`).
+SBIN = os.pathsep.join(["/usr/sbin", "/usr/local/sbin", "/sbin"])
+
+
+def postgres_bin() -> str:
+    """Where the crate finds PostgreSQL's programs (src/live/postgres.rs): RESHARD_PG_BINDIR, else
+    beside the postgres on PATH, else Debian's /usr/lib/postgresql/<version>/bin (the newest)."""
+    if os.environ.get("RESHARD_PG_BINDIR"):
+        return os.environ["RESHARD_PG_BINDIR"]
+    import glob
+
+    numbered = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda d: int(d.split("/")[-2])
+                      if d.split("/")[-2].isdigit() else -1, reverse=True)
+    return os.pathsep.join(numbered)
+
+
+def missing_programs(name: str) -> tuple[list[str], str]:
+    """The programs lab `name` needs that are not installed, and how to install them."""
+    programs, how = NEEDS.get(name, ((), ""))
+    path = os.environ.get("PATH", "") + os.pathsep + SBIN + os.pathsep + postgres_bin()
+    return [p for p in programs if shutil.which(p, path=path) is None], how
+
+
+def skip_reason(name: str) -> str | None:
+    """Why lab `name` is skipped here (its programs are missing), or None. Under CI=true nothing
+    is skipped: the run must fail instead (CI installs them: see .ci/run)."""
+    missing, how = missing_programs(name)
+    if missing and os.environ.get("CI") != "true":
+        return f"{name} needs {' and '.join(missing)} on PATH ({how})"
+    return None
+
+
+def default_jobs() -> int:
+    """NB_JOBS, else one kernel per core, at most 4 (a lab's heavy cells use every core)."""
+    if os.environ.get("NB_JOBS"):
+        return max(1, int(os.environ["NB_JOBS"]))
+    return max(1, min(os.cpu_count() or 1, 4))
+
+
+def lab_paths() -> list[Path]:
+    return sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
+
+
+# ---------------------------------------------------------------------------------------------
+# The pool
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Finished:
+    """A pool job's end: its exit status, output (stdout and stderr together) and cost."""
+    argv: list
+    returncode: int
+    output: str
+    seconds: float
+    cpu: float  # user + system CPU seconds of the job and every process it waited for
+
+
+class KernelPool:
+    """Worker threads, each running one job at a time with its own kept kernel build directory."""
+
+    def __init__(self, jobs: int | None = None):
+        self.jobs = jobs or default_jobs()
+        self._queue: queue.PriorityQueue = queue.PriorityQueue()
+        self._seq = itertools.count()
+        self._threads: list[threading.Thread] = []
+        self._locks = []
+        self._lock = threading.Lock()
+        self._running: set = set()
+        self.closed = False
+
+    def _slot_env(self) -> dict:
+        """The environment for one worker's jobs: its own build directory, cells at opt-level 0."""
+        if os.environ.get("EVCXR_TMPDIR"):  # the reader chose one: one worker, theirs
+            return {}
+        slot, lock = launch.claim_slot(launch.kernels_root() / launch.folder_key(NOTEBOOKS_DIR.resolve()))
+        if slot is None:  # no flock (Windows) or every slot taken: each kernel as launch.py decides
+            return {}
+        self._locks.append(lock)
+        launch.write_cell_profile(slot, os.environ.get("RESHARD_CELL_OPT"))
+        # the build directory is given: launch.py claims no slot of the kernel's own folder
+        return {"EVCXR_TMPDIR": str(slot / "build"), "RESHARD_KERNEL_THROWAWAY": "1"}
+
+    def _start(self):
+        with self._lock:
+            if self._threads or self.closed:
+                return
+            jobs = 1 if os.environ.get("EVCXR_TMPDIR") else self.jobs
+            for n in range(jobs):
+                t = threading.Thread(target=self._work, args=(self._slot_env(),), daemon=True,
+                                     name=f"kernel-pool-{n}")
+                t.start()
+                self._threads.append(t)
+
+    def submit(self, argv, *, cwd=None, env=None, priority: int = 10) -> Future:
+        """Run argv (a list) on the next free worker; the Future gives a Finished."""
+        self._start()
+        fut: Future = Future()
+        self._queue.put((priority, next(self._seq), list(map(str, argv)), cwd, env or {}, fut))
+        return fut
+
+    def run(self, argv, **kw) -> Finished:
+        """Run argv on the next free worker, ahead of the labs still waiting, and wait for it."""
+        return self.submit(argv, priority=kw.pop("priority", 0), **kw).result()
+
+    def execute(self, path, *, cwd=None, keep_guesses=False, out: Path | None = None) -> "Execution":
+        """Execute a notebook that is not a lab as committed (a derivative: a slice of a lab, a
+        learner's copy, a student edition) on the next free worker; its copy goes to `out`
+        (default: a folder beside it)."""
+        path = Path(path).resolve()
+        out = Path(out) if out is not None else path.parent / ".executed"
+        return read_result(path, out, self.run(execute_argv(path, out, cwd=cwd, keep_guesses=keep_guesses)))
+
+    def _work(self, slot_env: dict):
+        while True:
+            priority, _, argv, cwd, env, fut = self._queue.get()
+            if fut is None:
+                return
+            if not fut.set_running_or_notify_cancel():
+                continue
+            try:
+                fut.set_result(self._run(argv, cwd, {**os.environ, **slot_env, **env}))
+            except BaseException as e:  # noqa: BLE001  handed to whoever waits
+                fut.set_exception(e)
+
+    def _run(self, argv, cwd, env) -> Finished:
+        """Run a job to its end: output into a file (no pipe to fill), CPU from wait4."""
+        with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as out:
+            t0 = time.monotonic()
+            p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                 stdin=subprocess.DEVNULL)
+            with self._lock:
+                self._running.add(p)
+            try:
+                if hasattr(os, "wait4"):
+                    _, status, usage = os.wait4(p.pid, 0)
+                    p.returncode = os.waitstatus_to_exitcode(status)
+                    cpu = usage.ru_utime + usage.ru_stime
+                else:  # Windows
+                    p.wait()
+                    cpu = float("nan")
+            finally:
+                with self._lock:
+                    self._running.discard(p)
+            secs = time.monotonic() - t0
+            out.seek(0)
+            return Finished(argv, p.returncode, out.read(), secs, cpu)
+
+    def close(self, cancel: bool = False):
+        """Stop the workers once their jobs are done; with `cancel`, drop the jobs not started
+        and interrupt the running ones (nbrun then shuts its kernel down)."""
+        self.closed = True
+        if cancel:
+            while True:
+                try:
+                    job = self._queue.get_nowait()
+                except queue.Empty:
+                    break
+                if job[-1] is not None:
+                    job[-1].cancel()
+            with self._lock:
+                running = list(self._running)
+            for p in running:
+                p.send_signal(signal.SIGINT)
+        for _ in self._threads:
+            self._queue.put((1 << 30, next(self._seq), [], None, {}, None))
+        for t in self._threads:
+            t.join(timeout=60 if cancel else None)
+        for lock in self._locks:
+            lock.close()
+        self._locks.clear()
+
+
+def slice_lab(nb, *, through_tag: str | None = None, tags=()):
+    """A cheap derivative of a lab: its first code cell (the `:dep` and `use` lines and the book),
+    every code cell up to and including the first one tagged `through_tag` (what that cell needs),
+    and every later code cell tagged one of `tags`, in order; markdown cells are left out.
+    The lab's one execution runs every cell; a derivative runs only the cells it is about."""
+    nb = nbformat.from_dict(json.loads(json.dumps(nb)))
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    upto = 0
+    if through_tag is not None:
+        upto = next(k for k, c in enumerate(code) if through_tag in c.get("metadata", {}).get("tags", []))
+    nb.cells = [c for k, c in enumerate(code)
+                if k <= upto or set(c.get("metadata", {}).get("tags", [])) & set(tags)]
+    return nb
+
+
+# ---------------------------------------------------------------------------------------------
+# One execution per lab
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Execution:
+    """A lab's one execution in this session."""
+    path: Path           # the committed notebook
+    file: Path | None    # the executed notebook, BUILD/<name> (None if it did not finish)
+    error: str | None    # why it stopped (a failing cell, a panic, a timeout), else None
+    seconds: float
+    cpu: float
+    log: str             # what nbrun printed
+
+    @property
+    def name(self) -> str:
+        return self.path.name
+
+    @property
+    def committed(self):
+        return nbformat.read(self.path, as_version=4)
+
+    @property
+    def executed(self):
+        if self.file is None:
+            raise RuntimeError(f"{self.name} has no execution: {self.error}")
+        return nbformat.read(self.file, as_version=4)
+
+
+def execute_argv(path: Path, out: Path, *, cwd=None, keep_guesses=False) -> list:
+    argv = [sys.executable, str(NBRUN), "--out", str(out), str(path)]
+    if cwd is not None:
+        argv[2:2] = ["--cwd", str(cwd)]
+    if keep_guesses:
+        argv.insert(2, "--keep-guesses")
+    return argv
+
+
+def read_result(path: Path, out: Path, done: Finished) -> Execution:
+    """The Execution `nbrun.py --out OUT path` left behind."""
+    path = Path(path)
+    report = out / (path.stem + ".run.json")
+    try:
+        info = json.loads(report.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        info = {"ok": False, "error": f"{path.name}: nbrun.py exited {done.returncode} without a "
+                                      f"result:\n{done.output[-3000:]}"}
+    file = out / path.name if info.get("ok") else None
+    return Execution(path, file, None if info.get("ok") else info.get("error"), done.seconds, done.cpu,
+                     done.output)
+
+
+class LabRuns:
+    """Each lab executed once, in the pool, its Execution kept for every check that asks."""
+
+    def __init__(self, pool: KernelPool, build: Path = BUILD):
+        self.pool, self.build = pool, build
+        self._futures: dict[Path, Future] = {}
+        self._lock = threading.Lock()
+        self.results: dict[str, Execution] = {}
+
+    def order(self, paths) -> list[Path]:
+        """Longest first (the last session's times), so the two workers end together."""
+        try:
+            times = json.loads((self.build / "times.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            times = {}
+
+        def guess(p: Path) -> float:  # seconds; without a time yet, 2 s a code cell, servers 40 s
+            if p.name in times:
+                return times[p.name]
+            cells = sum(c.cell_type == "code" for c in nbformat.read(p, as_version=4).cells)
+            return 2.0 * cells + (40.0 if p.name in NEEDS else 0.0)
+
+        return sorted(paths, key=guess, reverse=True)
+
+    def schedule(self, paths) -> None:
+        """Start executing these labs (each at most once per session)."""
+        self.build.mkdir(parents=True, exist_ok=True)
+        with self._lock:
+            for p in self.order([Path(p).resolve() for p in paths]):
+                if p not in self._futures:
+                    self._futures[p] = self.pool.submit(execute_argv(p, self.build), priority=10)
+
+    def get(self, path) -> Execution:
+        """The lab's execution, waiting for it (and starting it, if nobody had)."""
+        path = Path(path).resolve()
+        self.schedule([path])
+        done = self._futures[path].result()
+        ex = read_result(path, self.build, done)
+        self.results[path.name] = ex
+        return ex
+
+    def save_times(self) -> None:
+        """Remember how long each lab took, for the next session's order."""
+        if not self.results:
+            return
+        f = self.build / "times.json"
+        try:
+            times = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            times = {}
+        times.update({n: round(e.seconds, 1) for n, e in self.results.items() if e.error is None})
+        f.write_text(json.dumps(times, indent=1, sort_keys=True) + "\n", encoding="utf-8")
