@@ -7,8 +7,13 @@ autograde` runs both on the Rust kernel: the model solution scores full points, 
 by one at the ring's wrap-around scores less (its check cell panics, and under RESHARD_GRADING
 a panic is a cell error).
 
-The course lives in target/nbgrader-test/ (rebuilt each run) so that each student's folder keeps
-its kernel build between runs (kernel/launch.py keys the kept build by folder).
+Autograde runs only the exercise: the course's lab 01 is cut down to its first code cell (the
+`:dep` line), the solution cell and its graded check (labruns.slice_lab; every cell nbgrader
+grades is kept, asserted below), because the whole lab already runs once in this session
+(test_notebooks.py). The kernels run on a worker of the tests' kernel pool, so they reuse the
+crate as built for notebooks/ instead of building it in each student's folder.
+
+The course lives in target/nbgrader-test/ (rebuilt each run).
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+
+import labruns
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
@@ -40,14 +47,19 @@ WRONG_BODIES = {
 }
 
 
-def nbgrader(*args, timeout=1800):
+def nbgrader(*args, timeout=1800, pool=None):
+    """Run nbgrader in the course; with `pool` (its kernels), on a worker of the kernel pool."""
     # nbgrader runs `alembic` (its database migrations) from PATH: the venv's bin first
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
-    out = subprocess.run([str(BIN / "nbgrader"), *args], cwd=COURSE, capture_output=True, text=True,
-                         timeout=timeout, env=env)
-    assert out.returncode == 0, f"nbgrader {' '.join(args)} failed:\n{out.stdout}\n{out.stderr}"
-    assert "[ERROR]" not in out.stderr and "| ERROR]" not in out.stderr, out.stderr[-4000:]
-    return out
+    argv = [str(BIN / "nbgrader"), *args]
+    if pool is not None:
+        done = pool.run(argv, cwd=COURSE, env={"PATH": env["PATH"]})
+        stdout, stderr, code = "", done.output, done.returncode
+    else:
+        out = subprocess.run(argv, cwd=COURSE, capture_output=True, text=True, timeout=timeout, env=env)
+        stdout, stderr, code = out.stdout, out.stderr, out.returncode
+    assert code == 0, f"nbgrader {' '.join(args)} failed:\n{stdout}\n{stderr}"
+    assert "[ERROR]" not in stderr and "| ERROR]" not in stderr, stderr[-4000:]
 
 
 @pytest.fixture(scope="module")
@@ -69,10 +81,16 @@ def solution_cells(nb):
 
 
 @pytest.mark.usefixtures("rust_kernel")
-def test_model_full_points_wrong_solution_fewer(course):
+def test_model_full_points_wrong_solution_fewer(course, kernel_pool):
     from editions import RUST_CODE_STUB, solution_region
 
-    source = nbformat.read(COURSE / "source" / course / f"{course}.ipynb", as_version=4)
+    path = COURSE / "source" / course / f"{course}.ipynb"
+    lab = nbformat.read(path, as_version=4)
+    source = labruns.slice_lab(lab, tags=("solution", "check"))  # the exercise, graded as in the lab
+    graded = lambda nb: [c for c in nb.cells if c.get("metadata", {}).get("nbgrader")]
+    assert graded(lab) and graded(source) == graded(lab), "a graded cell of the lab left out"
+    assert ":dep reshard" in source.cells[0].source
+    nbformat.write(source, path)
     models = {c.metadata.nbgrader.grade_id: solution_region(c.source) for c in solution_cells(source)}
     assert models, "lab 01 has no exercise with an nbgrader solution cell"
 
@@ -96,7 +114,7 @@ def test_model_full_points_wrong_solution_fewer(course):
     submit("offbyone", {gid: WRONG_BODIES.get(gid, body) for gid, body in models.items()})
     assert any(gid in WRONG_BODIES for gid in models), f"no wrong body for {sorted(models)}"
 
-    nbgrader("autograde", course, "--create", "--force")
+    nbgrader("autograde", course, "--create", "--force", pool=kernel_pool)
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{COURSE / 'gradebook.db'}") as gb:
