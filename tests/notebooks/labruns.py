@@ -30,7 +30,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import queue
+import re
 import shutil
 import signal
 import subprocess
@@ -132,72 +132,163 @@ class Finished:
     cpu: float  # user + system CPU seconds of the job and every process it waited for
 
 
+DEP_LINE = re.compile(r"^:dep reshard = \{(.*)\}\s*$", re.MULTILINE)
+
+
+def build_key(nb_or_path) -> str | None:
+    """What a notebook makes its kernel compile: the `:dep reshard` line without its path
+    (`default-features = false, features = ["charts", "redis"]`), None without one. Every
+    different key is another build of the crate in a worker's build directory."""
+    nb = nb_or_path
+    if isinstance(nb_or_path, (str, Path)):
+        nb = nbformat.read(nb_or_path, as_version=4)
+    for cell in nb.cells:
+        m = DEP_LINE.search(cell.source) if cell.cell_type == "code" else None
+        if m:
+            return re.sub(r'\s*path\s*=\s*"[^"]*"\s*,?\s*', "", m.group(1)).strip(" ,")
+    return None
+
+
+@dataclass
+class Job:
+    priority: int
+    seq: int
+    argv: list
+    cwd: object
+    env: dict
+    key: str | None
+    future: Future
+
+
+class Worker:
+    """A worker thread's build directory and the builds of the crate it holds (`keys`, kept in
+    <slot>/reshard-builds.json across sessions)."""
+
+    def __init__(self, n: int, slot: Path | None, lock):
+        self.n, self.slot, self.lock = n, slot, lock
+        self.env = {}
+        self.keys: set = set()
+        if slot is not None:
+            launch.write_cell_profile(slot, os.environ.get("RESHARD_CELL_OPT"))
+            # the build directory is given: launch.py claims no slot of the kernel's own folder
+            self.env = {"EVCXR_TMPDIR": str(slot / "build"), "RESHARD_KERNEL_THROWAWAY": "1"}
+            try:
+                self.keys = set(json.loads((slot / "reshard-builds.json").read_text(encoding="utf-8")))
+            except (OSError, ValueError):
+                pass
+            if not (slot / "build" / "target").is_dir():
+                self.keys = set()
+
+    def built(self, key):
+        if key is None or self.slot is None or key in self.keys:
+            return
+        self.keys.add(key)
+        try:
+            (self.slot / "reshard-builds.json").write_text(json.dumps(sorted(self.keys)), encoding="utf-8")
+        except OSError:
+            pass
+
+
 class KernelPool:
-    """Worker threads, each running one job at a time with its own kept kernel build directory."""
+    """Worker threads, each running one job at a time with its own kept kernel build directory.
+
+    A build of the crate costs about a minute of CPU per feature set (the live labs add redis,
+    proxies or postgres to charts), so a worker takes, in priority order: a job whose build it
+    holds; else one whose build no worker holds; else one built elsewhere only when at least two
+    such jobs wait (worth building it here too); else it waits for the next job or finished one."""
 
     def __init__(self, jobs: int | None = None):
         self.jobs = jobs or default_jobs()
-        self._queue: queue.PriorityQueue = queue.PriorityQueue()
+        self._jobs: list[Job] = []
+        self._cond = threading.Condition()
         self._seq = itertools.count()
+        self._workers: list[Worker] = []
         self._threads: list[threading.Thread] = []
-        self._locks = []
-        self._lock = threading.Lock()
         self._running: set = set()
+        self._started = False
         self.closed = False
 
-    def _slot_env(self) -> dict:
-        """The environment for one worker's jobs: its own build directory, cells at opt-level 0."""
+    def _claim(self, n: int) -> Worker:
         if os.environ.get("EVCXR_TMPDIR"):  # the reader chose one: one worker, theirs
-            return {}
+            return Worker(n, None, None)
         slot, lock = launch.claim_slot(launch.kernels_root() / launch.folder_key(NOTEBOOKS_DIR.resolve()))
-        if slot is None:  # no flock (Windows) or every slot taken: each kernel as launch.py decides
-            return {}
-        self._locks.append(lock)
-        launch.write_cell_profile(slot, os.environ.get("RESHARD_CELL_OPT"))
-        # the build directory is given: launch.py claims no slot of the kernel's own folder
-        return {"EVCXR_TMPDIR": str(slot / "build"), "RESHARD_KERNEL_THROWAWAY": "1"}
+        return Worker(n, slot, lock)  # slot None (no flock, every slot taken): as launch.py decides
 
     def _start(self):
-        with self._lock:
-            if self._threads or self.closed:
+        with self._cond:
+            if self._started or self.closed:
                 return
+            self._started = True
             jobs = 1 if os.environ.get("EVCXR_TMPDIR") else self.jobs
             for n in range(jobs):
-                t = threading.Thread(target=self._work, args=(self._slot_env(),), daemon=True,
-                                     name=f"kernel-pool-{n}")
-                t.start()
+                w = self._claim(n)
+                t = threading.Thread(target=self._work, args=(w,), daemon=True, name=f"kernel-pool-{n}")
+                self._workers.append(w)
                 self._threads.append(t)
+                t.start()
 
-    def submit(self, argv, *, cwd=None, env=None, priority: int = 10) -> Future:
-        """Run argv (a list) on the next free worker; the Future gives a Finished."""
+    def submit(self, argv, *, cwd=None, env=None, priority: int = 10, key: str | None = None) -> Future:
+        """Run argv (a list) on a worker (see the class); the Future gives a Finished. `key`: the
+        build of the crate its kernels use (build_key), to run it where that build is."""
         self._start()
         fut: Future = Future()
-        self._queue.put((priority, next(self._seq), list(map(str, argv)), cwd, env or {}, fut))
+        with self._cond:
+            self._jobs.append(Job(priority, next(self._seq), list(map(str, argv)), cwd, env or {}, key, fut))
+            self._cond.notify_all()
         return fut
 
     def run(self, argv, **kw) -> Finished:
-        """Run argv on the next free worker, ahead of the labs still waiting, and wait for it."""
+        """Run argv ahead of the labs still waiting, and wait for it."""
         return self.submit(argv, priority=kw.pop("priority", 0), **kw).result()
 
     def execute(self, path, *, cwd=None, keep_guesses=False, out: Path | None = None) -> "Execution":
         """Execute a notebook that is not a lab as committed (a derivative: a slice of a lab, a
-        learner's copy, a student edition) on the next free worker; its copy goes to `out`
-        (default: a folder beside it)."""
+        learner's copy, a student edition) ahead of the labs still waiting; its copy goes to
+        `out` (default: a folder beside it)."""
         path = Path(path).resolve()
         out = Path(out) if out is not None else path.parent / ".executed"
-        return read_result(path, out, self.run(execute_argv(path, out, cwd=cwd, keep_guesses=keep_guesses)))
+        argv = execute_argv(path, out, cwd=cwd, keep_guesses=keep_guesses)
+        return read_result(path, out, self.run(argv, key=build_key(path)))
 
-    def _work(self, slot_env: dict):
+    def _pick(self, w: Worker) -> Job | None:
+        """The job worker w takes now (see the class), or None to wait."""
+        jobs = sorted(self._jobs, key=lambda j: (j.priority, j.seq))
+        if w.slot is None:
+            return jobs[0] if jobs else None
+        held = set().union(*(o.keys for o in self._workers if o is not w))
+        for j in jobs:
+            if j.key is None or j.key in w.keys:
+                return j
+        for j in jobs:
+            if j.key not in held:
+                return j
+        for j in jobs:
+            if sum(i.key == j.key for i in jobs) >= 2:
+                return j
+        return None
+
+    def _work(self, w: Worker):
         while True:
-            priority, _, argv, cwd, env, fut = self._queue.get()
-            if fut is None:
-                return
-            if not fut.set_running_or_notify_cancel():
+            with self._cond:
+                while True:
+                    if self.closed and not self._jobs:
+                        return
+                    job = self._pick(w)
+                    if job is not None:
+                        self._jobs.remove(job)
+                        break
+                    self._cond.wait()
+                if job.key is not None and job.key not in w.keys:
+                    w.built(job.key)  # others now leave this build's jobs to w
+            if not job.future.set_running_or_notify_cancel():
                 continue
             try:
-                fut.set_result(self._run(argv, cwd, {**os.environ, **slot_env, **env}))
+                job.future.set_result(self._run(job.argv, job.cwd, {**os.environ, **w.env, **job.env}))
             except BaseException as e:  # noqa: BLE001  handed to whoever waits
-                fut.set_exception(e)
+                job.future.set_exception(e)
+            finally:
+                with self._cond:
+                    self._cond.notify_all()
 
     def _run(self, argv, cwd, env) -> Finished:
         """Run a job to its end: output into a file (no pipe to fill), CPU from wait4."""
@@ -205,7 +296,7 @@ class KernelPool:
             t0 = time.monotonic()
             p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
                                  stdin=subprocess.DEVNULL)
-            with self._lock:
+            with self._cond:
                 self._running.add(p)
             try:
                 if hasattr(os, "wait4"):
@@ -216,35 +307,29 @@ class KernelPool:
                     p.wait()
                     cpu = float("nan")
             finally:
-                with self._lock:
+                with self._cond:
                     self._running.discard(p)
             secs = time.monotonic() - t0
             out.seek(0)
             return Finished(argv, p.returncode, out.read(), secs, cpu)
 
     def close(self, cancel: bool = False):
-        """Stop the workers once their jobs are done; with `cancel`, drop the jobs not started
-        and interrupt the running ones (nbrun then shuts its kernel down)."""
-        self.closed = True
-        if cancel:
-            while True:
-                try:
-                    job = self._queue.get_nowait()
-                except queue.Empty:
-                    break
-                if job[-1] is not None:
-                    job[-1].cancel()
-            with self._lock:
-                running = list(self._running)
-            for p in running:
-                p.send_signal(signal.SIGINT)
-        for _ in self._threads:
-            self._queue.put((1 << 30, next(self._seq), [], None, {}, None))
+        """Stop the workers once the jobs are done; with `cancel`, drop the jobs not started and
+        interrupt the running ones (nbrun then shuts its kernel down)."""
+        with self._cond:
+            self.closed = True
+            if cancel:
+                for job in self._jobs:
+                    job.future.cancel()
+                self._jobs.clear()
+                for p in self._running:
+                    p.send_signal(signal.SIGINT)
+            self._cond.notify_all()
         for t in self._threads:
             t.join(timeout=60 if cancel else None)
-        for lock in self._locks:
-            lock.close()
-        self._locks.clear()
+        for w in self._workers:
+            if w.lock is not None:
+                w.lock.close()
 
 
 def slice_lab(nb, *, through_tag: str | None = None, tags=()):
@@ -344,7 +429,7 @@ class LabRuns:
         with self._lock:
             for p in self.order([Path(p).resolve() for p in paths]):
                 if p not in self._futures:
-                    self._futures[p] = self.pool.submit(execute_argv(p, self.build), priority=10)
+                    self._futures[p] = self.pool.submit(execute_argv(p, self.build), priority=10, key=build_key(p))
 
     def get(self, path) -> Execution:
         """The lab's execution, waiting for it (and starting it, if nobody had)."""

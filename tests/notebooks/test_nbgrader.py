@@ -47,13 +47,14 @@ WRONG_BODIES = {
 }
 
 
-def nbgrader(*args, timeout=1800, pool=None):
-    """Run nbgrader in the course; with `pool` (its kernels), on a worker of the kernel pool."""
+def nbgrader(*args, timeout=1800, pool=None, key=None):
+    """Run nbgrader in the course; with `pool` (its kernels), on a worker of the kernel pool
+    (`key`: the build of the crate they use)."""
     # nbgrader runs `alembic` (its database migrations) from PATH: the venv's bin first
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     argv = [str(BIN / "nbgrader"), *args]
     if pool is not None:
-        done = pool.run(argv, cwd=COURSE, env={"PATH": env["PATH"]})
+        done = pool.run(argv, cwd=COURSE, env={"PATH": env["PATH"]}, key=key)
         stdout, stderr, code = "", done.output, done.returncode
     else:
         out = subprocess.run(argv, cwd=COURSE, capture_output=True, text=True, timeout=timeout, env=env)
@@ -114,7 +115,7 @@ def test_model_full_points_wrong_solution_fewer(course, kernel_pool):
     submit("offbyone", {gid: WRONG_BODIES.get(gid, body) for gid, body in models.items()})
     assert any(gid in WRONG_BODIES for gid in models), f"no wrong body for {sorted(models)}"
 
-    nbgrader("autograde", course, "--create", "--force", pool=kernel_pool)
+    nbgrader("autograde", course, "--create", "--force", pool=kernel_pool, key=labruns.build_key(source))
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{COURSE / 'gradebook.db'}") as gb:

@@ -1,0 +1,98 @@
+"""labruns.py without a kernel: the pool runs jobs on workers that own build directories, keeps
+a build's jobs on the worker that holds it, and a derivative of a lab keeps the cells it is about."""
+
+import sys
+import threading
+
+import nbformat
+import pytest
+
+import labruns
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """The kept kernel builds in a temporary folder, not the reader's."""
+    monkeypatch.setenv("RESHARD_KERNEL_CACHE", str(tmp_path / "kernels"))
+    monkeypatch.delenv("EVCXR_TMPDIR", raising=False)
+    return tmp_path / "kernels"
+
+
+def test_each_worker_owns_a_build_directory_and_reports_cpu(cache):
+    pool = labruns.KernelPool(2)
+    try:
+        code = ("import os, time\ntime.sleep(0.3)\nwhile time.process_time() < 0.2: pass\n"
+                "print(os.environ['EVCXR_TMPDIR'])")
+        done = [pool.submit([sys.executable, "-c", code]) for _ in range(4)]
+        dirs = {f.result().output.strip() for f in done}
+    finally:
+        pool.close()
+    assert len(dirs) == 2 and all(d.startswith(str(cache)) and d.endswith("/build") for d in dirs), dirs
+    assert all(f.result().returncode == 0 and f.result().cpu >= 0.2 for f in done)
+    # each slot has the cells' profile beside its build directory, as launch.py writes it
+    assert all((labruns.Path(d).parent / ".cargo" / "config.toml").is_file() for d in dirs)
+
+
+def test_a_build_stays_on_the_worker_that_holds_it(cache):
+    pool = labruns.KernelPool(2)
+    pool._start()
+    a, b = pool._workers
+    a.keys, b.keys = {"charts"}, {"charts+redis"}
+    job = lambda key, prio=10: labruns.Job(prio, len(pool._jobs), [], None, {}, key, None)
+    pool._jobs = [job("charts+redis", 0), job("charts", 5)]
+    assert pool._pick(a).key == "charts"  # its own build first, though the other job comes first
+    pool._jobs = [job("charts+postgres", 5), job("charts+redis", 0)]
+    assert pool._pick(a).key == "charts+postgres"  # a build nobody holds before one b holds
+    pool._jobs = [job("charts+redis")]
+    assert pool._pick(a) is None  # one job of b's build: b builds it once, a waits
+    pool._jobs = [job("charts+redis"), job("charts+redis")]
+    assert pool._pick(a).key == "charts+redis"  # two: worth building it on a too
+    pool._jobs = [job(None)]
+    assert pool._pick(b).key is None
+    pool._jobs = []
+    pool.close()
+
+
+def test_close_with_cancel_drops_waiting_jobs_and_interrupts_running_ones(cache):
+    pool = labruns.KernelPool(1)
+    started = threading.Event()
+    running = pool.submit([sys.executable, "-c", "import time; print('up', flush=True); time.sleep(60)"])
+    waiting = pool.submit([sys.executable, "-c", "pass"])
+    for _ in range(200):
+        if pool._running:
+            started.set()
+            break
+        threading.Event().wait(0.05)
+    assert started.is_set()
+    pool.close(cancel=True)
+    assert waiting.cancelled()
+    assert running.result(timeout=30).returncode != 0  # KeyboardInterrupt, not 60 s later
+
+
+def test_build_key_is_the_dep_line_without_its_path():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell(":dep not code"),
+                nbformat.v4.new_code_cell(':dep reshard = { path = "../..", default-features = false, '
+                                          'features = ["charts", "redis"] }\nuse reshard::notebook::*;')]
+    assert labruns.build_key(nb) == 'default-features = false, features = ["charts", "redis"]'
+    nb.cells[1].source = ':dep reshard = { path = "/abs/reshard", default-features = false, features = ["charts"] }'
+    assert labruns.build_key(nb) == 'default-features = false, features = ["charts"]'
+    nb.cells = nb.cells[:1]
+    assert labruns.build_key(nb) is None
+
+
+def test_a_slice_keeps_the_first_cell_the_cells_up_to_the_tag_and_the_tagged_ones():
+    def code(src, *tags):
+        c = nbformat.v4.new_code_cell(src)
+        c.metadata["tags"] = list(tags)
+        return c
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_markdown_cell("# t"), code(":dep"), code("let a = 1;", "parameters"),
+                nbformat.v4.new_markdown_cell("**Predict.**"), code("let g = 1;", "guess"),
+                code("a + g"), code("fn f() {}", "solution"), code("check(f)", "check"), code("book", "predictions")]
+    cut = labruns.slice_lab(nb, through_tag="guess", tags=("solution", "check", "predictions"))
+    assert [c.source for c in cut.cells] == [":dep", "let a = 1;", "let g = 1;", "fn f() {}", "check(f)", "book"]
+    cut = labruns.slice_lab(nb, tags=("solution", "check"))
+    assert [c.source for c in cut.cells] == [":dep", "fn f() {}", "check(f)"]
+    assert len(nb.cells) == 9  # the lab itself is not changed
