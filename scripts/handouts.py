@@ -71,6 +71,29 @@ td, th { overflow-wrap: break-word; font-size: 12px; }
 </style>
 """
 
+# The printed worksheet (editions.worksheet): labelled lines to write on, "run cell N" lines, the
+# parameters as a short list, a box to copy an output into. Greyscale, no code blocks.
+WORKSHEET_CSS = """
+<style>
+body { font-size: 12.5px; }
+.jp-Cell { padding-top: 1px !important; padding-bottom: 1px !important; }
+.jp-RenderedHTMLCommon p { margin-top: 0.3em !important; margin-bottom: 0.3em !important; }
+.answer-lines { margin: 0.2em 0 0.6em; break-inside: avoid-page; }
+.answer-lines .lines-title { margin: 0 0 0.1em !important; }
+.answer-line { border-bottom: 1px solid #333; height: 2.1em; display: flex; align-items: flex-end;
+  margin: 0 0 0.15em; }
+.answer-line .label { font-size: 11px; color: #222; width: 55%; padding-bottom: 2px; }
+p.run { font-size: 11.5px; color: #222; margin: 0.15em 0 !important; padding-left: 0.6em;
+  border-left: 3px solid #999; }
+ul.params { font-size: 11px; margin: 0.1em 0 0.4em; columns: 2; column-gap: 1.5em; }
+ul.params li { break-inside: avoid; }
+.copy-box { border: 1px dashed #555; min-height: 12em; margin: 0.3em 0 0.6em;
+  background-image: linear-gradient(#ddd 1px, transparent 1px), linear-gradient(90deg, #ddd 1px, transparent 1px);
+  background-size: 1em 1em; break-inside: avoid-page; }
+.why-box { min-height: 6em; }
+</style>
+"""
+
 # The editions are pure transforms (scripts/editions.py); `make lab`'s learner copies use them too.
 student_edition = editions.student_edition
 teacher_edition = editions.teacher_edition
@@ -78,13 +101,16 @@ runnable_from = editions.runnable_from
 
 
 def to_html(nb, edition: str) -> str:
+    """`nb` as a printable page; `edition` "teacher" (a notebook), or "student" (a worksheet from
+    editions.worksheet: markdown cells only)."""
     body, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
     # No network at print time: drop the CDN scripts (nothing here needs them).
     body = re.sub(r'<script[^>]*src="https?://[^"]*"[^>]*>\s*</script>', "", body)
     body = re.sub(r"<script[^>]*>\s*MathJax\.Hub\.Config.*?</script>", "", body, flags=re.S)
-    body = body.replace("</head>", PRINT_CSS + "</head>", 1)
+    body = body.replace("</head>", PRINT_CSS + (WORKSHEET_CSS if edition == "student" else "") + "</head>", 1)
     label = {"teacher": "Teacher's edition: every answer and output.",
-             "student": "Student's worksheet: write your predictions, run the cells, explain why."}[edition]
+             "student": "Student's worksheet: predict on paper, run the numbered cells of the lab's .ipynb, "
+                        "explain why."}[edition]
     return re.sub(r"(<body[^>]*>)", rf'\1<div class="edition">reshard · {label}</div>', body, count=1)
 
 
@@ -111,9 +137,9 @@ def main(argv: list[str]) -> int:
         (args.out / edition).mkdir(parents=True, exist_ok=True)
     for path in notebooks:
         nb = nbformat.read(path, as_version=4)
-        books = {"teacher": teacher_edition(nb), "student": student_edition(nb)}
-        nbformat.write(runnable_from(books["student"], path.parent, args.out / "student"),
+        nbformat.write(runnable_from(student_edition(nb), path.parent, args.out / "student"),
                        args.out / "student" / path.name)
+        books = {"teacher": teacher_edition(nb), "student": editions.worksheet(nb)}
         for edition, book in books.items():
             html = args.out / edition / (path.stem + ".html")
             html.write_text(to_html(book, edition))
