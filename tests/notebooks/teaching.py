@@ -18,6 +18,13 @@ Cell tags (JupyterLab: property inspector -> Cell Tags) carry the structure:
               sets the document's figures beside this run. The student
               edition (`make handouts`) drops it (a Why becomes an empty
               "Why?" box); every Predict needs one before the next Predict.
+  quiz        the code cell that builds the lab's `Quiz` and shows its questions (metadata
+              reshard.quiz: a why per question); the next code cell, where the reader answers,
+              is tagged `guess`, and the grading cell after it `answer`
+  how-to-use  the one markdown cell whose text each edition replaces
+  solution, check  the exercise: the model solution between `// BEGIN SOLUTION` and
+              `// END SOLUTION`, then the graded check (nbgrader metadata)
+  predictions the code cell that tables the reader's guesses (`book`)
   run-dependent  output not compared (see README.md)
   within-tolerance  a run-dependent check of a figure that changes from run to run against its
               prediction with a stated tolerance (`Check::share_within`): a fresh run showing ≠
@@ -64,18 +71,57 @@ Lab rules (issues 18 + 19; every lab NN-*.ipynb with NN >= 01, not 00-index):
     with its model solution between `// BEGIN SOLUTION` and `// END SOLUTION`,
     and the next code cell tagged `check` with nbgrader metadata grade: true
     and points;
-  - "lcm" is spelled out, "lcm (least common multiple)", at its first use.
+  - "lcm" is spelled out, "lcm (least common multiple)", at its first use;
+  - exactly one code cell tagged `parameters` (the worksheet prints its values as a list).
 
-Findings and grading (issue "A course a teacher adopts"; a lab that gives one Predict a finding id
-gives every Predict one):
+Findings and grading (issue 27, "A course a teacher adopts"; every lab):
   - every `predict` cell carries reshard.finding, a short id of what it asks (`key-range-byte-order`),
     and reshard.accept, for each value its cells print with the book, the range that counts as
     right and why ("16,000–17,500: …"); a value that changes from run to run is listed in
     reshard.run_dependent with the range seen over runs;
-  - no guess cell shows a value as its example: `Guess::percent(…)` / `Guess::count(…)` in a comment
-    is a form, `Guess::percent(9.0)` there anchors the reader on a number;
+  - a question that points at an output above it ("the chart above") carries reshard.after_run;
+  - a quiz (a code cell that builds `Quiz::new(…)` and shows its table) is tagged `quiz`, carries
+    reshard.quiz with one {"why": …} per question, and the next code cell, where the reader answers,
+    is tagged `guess`;
   - across the course (`course_problems`): no two Predicts share a finding, and a cell that recalls
     one (metadata reshard.recalls: [ids]) comes in a later lab than the Predict that asked it.
+
+Nothing given away (issue 27; `no_giveaway_problems`, `document_problems`, `course_problems`):
+  - a guess example is a form, never a value: `Guess::percent(…)` / `Guess::count(…)` (or a name,
+    `Guess::percent(p)`); `Guess::percent(9.0)` anchors the reader on a number. Checked in every code
+    comment and markdown cell of every lab and of the index, in README.md, in the how-to-use texts of
+    scripts/editions.py and in the learner's copy `make lab` writes; the numeric examples that remain
+    (the crate's doc comments and messages, src/ without its test modules) must be far (over 10%)
+    from every answer of the course, the measured value of every book line of every lab;
+  - a guess cell's comments hold no figure at or within 2% of one of its Predict's measured values
+    or of a bold figure of its Why (figures of 2+ printed digits; a figure the question itself gives
+    is allowed), and quote no output with a figure in it (`"MOVED 866 D"`: the answer's shape);
+  - no two figures printed above a Predict make one of its answers by one subtraction or division
+    (`derived_answers` says exactly which figures count; a known coincidence is listed in
+    reshard.coincidences);
+  - a lab's markdown says no "the document" / "document's": it names each source article by its
+    title (the three titles: /work/shared/seeds/README.md) and may then say "the article"; its printed
+    text neither (a check table's reference column is labelled with `Checks::reference_label`; the
+    `Params` sentence needs a label from the crate);
+  - README.md and a lab's first markdown cell hold no bold figure that is an answer of the course.
+
+Metadata (cell metadata "reshard"; who sets it: the lab's author, in JupyterLab's property
+inspector or the notebook's JSON; the editions write the rest). On a `predict` cell:
+  finding        "key-range-byte-order": the finding this Predict asks, once in the course
+  accept         {"rows on A": "16,671 exactly; 16,000–17,500 shows the byte order was seen"}: per
+                 asked value (its book label), what counts as right and why; the keys are the
+                 worksheet's line labels (never values) and the answer key's rows
+  wrong          "25,000: a quarter each, as the boundaries suggest": the common wrong answer, and why
+  why            one line: why the answer is what it is
+  run_dependent  {"lookups that miss the new car": "60–67% over runs"}: a value that changes per run
+  after_run      true, or "the chart of the three arcs": asked after running the cells above; the
+                 worksheet says which cell and leaves a box to copy what it shows
+  coincidences   {"74,961 ÷ 89,885": "why that pair tells nothing"}: pairs the pair rule lets pass
+On any cell: recalls ["join-moves-only-to-new-node"]: findings an earlier lab asked, recalled here.
+On the cell tagged `quiz`: quiz [{"why": "10 and 12 share the factor 2: …"}, …], one per question.
+The student edition adds `prediction-line` cells (reshard.labels), `quiz-lines` (reshard.questions)
+and `why-box` cells, and numbers every code cell (`// cell N`); the printed worksheet's own cells
+are tagged `run` and `copy-box` (scripts/editions.py).
 """
 
 from __future__ import annotations
@@ -315,6 +361,11 @@ def lab_problems(cells) -> list[tuple[int, str]]:
         found.append((how[1] if len(how) > 1 else 0,
                       f"{len(how)} cells tagged `how-to-use`: tag exactly one markdown cell (the editions "
                       f"replace its text)"))
+    params = [i for i, c in enumerate(cells) if "parameters" in tags(c)]
+    if len(params) != 1 or cells[params[0]]["cell_type"] != "code":
+        found.append((params[1] if len(params) > 1 else 0,
+                      f"{len(params)} cells tagged `parameters`: tag exactly one code cell, the one that sets the "
+                      f"lab's parameters (the worksheet prints its values, the editions keep it)"))
     if not any("predictions" in tags(c) and c["cell_type"] == "code" for c in cells):
         found.append((last, "no code cell tagged `predictions`: end with `## Your predictions` and a code "
                             "cell `book` tagged `predictions`"))

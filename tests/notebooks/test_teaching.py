@@ -217,6 +217,7 @@ CODE_LINES = "\n".join(f"let x{i} = {i};" for i in range(15))
         (retag("how-to-use", []), "0 cells tagged `how-to-use`"),
         (plant("exercise", md("How to use, again.", ["how-to-use"])), "2 cells tagged `how-to-use`"),
         (retag("predictions", []), "no code cell tagged `predictions`"),
+        (retag("parameters", []), "0 cells tagged `parameters`"),
         # the Predict's metadata and its book line
         (edit("predict", drop_meta(["reshard", "wrong"])), "lacks metadata reshard.wrong"),
         (edit("predict", drop_meta(["reshard", "why"])), "lacks metadata reshard.why"),
