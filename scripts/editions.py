@@ -326,7 +326,7 @@ def _change_note(cell) -> str:
         if CELL_MARK_RE.match(s) or not s:
             continue
         if s.startswith("//") and re.search(r"\b(change|try)\b", s, re.I):
-            return f": {_esc(s.lstrip('/ ').rstrip().rstrip('.'))}"
+            return ": " + re.sub(r"`([^`]+)`", r"<code>\1</code>", _esc(s.lstrip("/ ").rstrip().rstrip(".")))
         return ""
     return ""
 
@@ -365,6 +365,7 @@ def worksheet(nb):
                 continue
             if "quiz-lines" in t:
                 flush()
+                after_quiz = True  # the next code cell takes the answers
                 questions = (cell.metadata.get("reshard", {}) or {}).get("questions") or []
                 cells.append(_md(_lines_html("Your answers to the quiz", questions, numbered=True), "quiz-lines"))
                 continue
@@ -379,7 +380,8 @@ def worksheet(nb):
             cells.append(_md(cell.source, *t))
             continue
         n = last_n = cell_number(cell)
-        quiz_answers, after_quiz = after_quiz, "quiz" in t
+        is_quiz = "quiz" in t or "Quiz::new" in cell.source
+        quiz_answers, after_quiz = after_quiz, is_quiz
         if "parameters" in t:
             flush()
             cells.append(_md(_parameters(cell, n), "run"))
@@ -403,7 +405,7 @@ def worksheet(nb):
         elif "check" in t:
             flush()
             cells.append(_md(_run([n], ": it checks your function and names the first input it gets wrong"), "run"))
-        elif "quiz" in t:
+        elif is_quiz:
             flush()
             cells.append(_md(_run([n], ": it works out the quiz and shows only its questions"), "run"))
         else:

@@ -267,12 +267,17 @@ def test_a_question_asked_after_running_leaves_room_to_copy_the_output():
     assert text.index("copy-box") > text.index("keys on the new node, 10 → 11</span>")
 
 
+def test_an_untagged_quiz_still_gets_its_answers_line():
+    nb = lab()
+    next(c for c in nb.cells if "quiz" in c.metadata.get("tags", [])).metadata["tags"] = []
+    assert "✎ Write your answers in cell 8, in order" in paper(nb)
+
+
 def test_a_go_deeper_cell_says_what_to_change():
     nb = lab()
     change = nbformat.v4.new_code_cell("// Change `n_keys` in the parameters cell and run again.\nlet x = 1;")
     nb.cells.insert(len(nb.cells) - 2, change)
-    assert "Change <code>n_keys</code>" not in paper(nb)  # HTML-escaped, not markdown
-    assert "Change `n_keys` in the parameters cell and run again" in paper(nb)
+    assert "▶ Run cell 9: Change <code>n_keys</code> in the parameters cell and run again.</p>" in paper(nb)
 
 def test_the_learner_copy_collapses_every_answer_and_keeps_the_model_solution():
     original, copy = lab(), editions.learner_copy(lab())
