@@ -2,19 +2,22 @@
 
     handouts/teacher/NN-name.html   the committed notebook: every cell, every output
     handouts/teacher/NN-name.pdf    the same, printed by a headless Chromium (A4 portrait)
-    handouts/student/NN-name.ipynb  to hand out and run: outputs cleared, answers removed (its
-                                    `:dep reshard` path points at the crate from handouts/student/)
-    handouts/student/NN-name.html   … and printed, with an empty "Why?" box where a Why was
-    handouts/student/NN-name.pdf
-    handouts/teacher/NN-key.html    the answer key: each Predict, its measured answer, the common
-    handouts/teacher/NN-key.pdf     wrong guess and why, one page a lab (scripts/answer_key.py)
+    handouts/student/NN-name.ipynb  to hand out and run: outputs cleared, answers removed, every code
+                                    cell numbered on its first line (`// cell 7`); its `:dep reshard`
+                                    path points at the crate from handouts/student/
+    handouts/student/NN-name.html   the worksheet for paper: the story, the questions, a labelled
+    handouts/student/NN-name.pdf    line per asked value, Why boxes, and no code ("run cell 7")
+    handouts/teacher/NN-key.html    the answer key: per asked value the measured answer, what counts
+    handouts/teacher/NN-key.pdf     as right and why, run-dependence, the common wrong answer; the
+                                    quiz's answers; the model solution (scripts/answer_key.py)
 
 The committed notebooks are the teacher's edition (`make test` proves their outputs are what the
-crate computes today), so nothing is re-executed here. The editions come from the cell tags
-(scripts/editions.py, tests/notebooks/teaching.py): the student's drops every cell tagged
-`answer` (a dropped Why leaves a box to write in), clears every output, puts a line to write the
-prediction on under each Predict, and replaces the exercise's model solution by `todo!(…)`; each
-edition has its own "How to use" text.
+crate computes today), so nothing is re-executed here. The editions come from the cell tags and
+the Predicts' metadata (scripts/editions.py, tests/notebooks/teaching.py): the student's drops
+every cell tagged `answer` (a dropped Why leaves a box to write in), clears every output, gives each
+asked value a labelled line, and replaces the exercise's model solution by `todo!(…)`; the printed
+worksheet (`editions.worksheet`) turns each code cell into "run cell N"; each edition has its own
+"How to use" text.
 
 Pages fit A4 and Letter portrait (A4 is the narrower): code and text outputs are at most 100
 columns (the teaching rules check that), set in a monospace font small enough for 100 columns to
