@@ -29,7 +29,7 @@
 //!   (feature `charts`).
 //!
 //! Beside them, [`tutor`] sets each source document's figures beside this
-//! crate's ("document 89,813 · measured 89,813 ✓"), and `live` (features
+//! crate's ("reference 89,813 · measured 89,813 ✓"), and `live` (features
 //! `redis` and `proxies`) starts real servers — a Redis Cluster, twemproxy,
 //! nginx — to watch the predictions come true. Keys are
 //! hashed once with md5 ([`HashWidth`]) into [`HashedKeys`], which carry

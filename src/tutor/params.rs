@@ -13,7 +13,7 @@
 //! assert!(same.differing().is_empty());
 //! let edited = Params::new().param("keys", 100_000, 20_000).param("points per node", 150, 150);
 //! assert_eq!(edited.differing(), ["keys"]);
-//! assert!(edited.to_string().contains("keys 20,000 (document 100,000)"));
+//! assert!(edited.to_string().contains("keys 20,000 (text 100,000)"));
 //! // a lab names its source instead of "document"
 //! let named = edited.reference_label("study exercise");
 //! assert!(named.to_string().contains("keys 20,000 (study exercise 100,000)"));
@@ -40,7 +40,7 @@ pub struct Param {
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Params {
     params: Vec<Param>,
-    /// What the reference values are called when shown; "document" if none.
+    /// What the reference values are called when shown; "text" (the lab's own) if none.
     #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     reference: Option<String>,
 }
@@ -124,7 +124,7 @@ impl Params {
     }
 
     /// Name the source of the reference values something other than
-    /// "document" when shown (e.g. "study exercise": "These are the study
+    /// "text" (the lab's prose) when shown (e.g. "study exercise": "These are the study
     /// exercise's parameters …", "keys 20,000 (study exercise 200,000)").
     pub fn reference_label(mut self, label: impl Into<String>) -> Self {
         self.reference = Some(label.into());
@@ -182,7 +182,7 @@ impl crate::present::Show for Params {
 
 impl fmt::Display for Params {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let r = self.reference.as_deref().unwrap_or("document");
+        let r = self.reference.as_deref().unwrap_or("text");
         let differ: Vec<String> = self
             .params
             .iter()

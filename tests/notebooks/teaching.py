@@ -734,9 +734,10 @@ def derived_answers(cells, p: int, values: list[tuple[str, Figure]]) -> list[str
 
 # "the document" bare: the labs name each source article by its title, then say "the article".
 DOCUMENT_PROSE = re.compile(r"\bthe document\b|\bdocument's\b", re.I)
-# The crate's wording in printed tables (src/tutor/check.rs, src/tutor/params.rs): a check table's
-# reference column "document" unless the lab passes `.reference_label(…)`, `Check::line`'s
-# "document X · measured Y", and `Params`' sentences.
+# The crate's old wording in printed tables (src/tutor/check.rs, src/tutor/params.rs), kept so an
+# output committed before it changed is caught: a check table's reference column "document",
+# `Check::line`'s "document X · measured Y", and `Params`' sentences. Today they say "reference" and
+# "text" unless the lab names its source (`Checks::reference_label`, `Params::reference_label`).
 DOCUMENT_OUTPUT = re.compile(r"\bthe document\b|\bdocument's\b|^\s*figure\s+document\s|"
                              r"\bdocument \S+ · measured\b|\(document [^)]*\)", re.I | re.M)
 ARTICLE_TITLES = (
