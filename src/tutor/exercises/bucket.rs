@@ -251,8 +251,8 @@ pub fn consistent_bucket<F: FnMut(u64, u32) -> Option<u32>>(mut bucket: F) -> Pr
     report.with(det).with(moves).with(share).with(balance)
 }
 
-/// 3. Ask the first [`REPEATED_KEYS`] keys again, n from the largest down and keys from the last,
-/// then the large n the same way; report the smallest (n, key) whose answer changed.
+/// Property 3: ask the first [`REPEATED_KEYS`] keys again, n from the largest down and keys from the
+/// last, then the large n the same way; report the smallest (n, key) whose answer changed.
 fn deterministic<F: FnMut(u64, u32) -> Option<u32>>(
     p: Property,
     bucket: &mut F,
@@ -288,7 +288,8 @@ fn deterministic<F: FnMut(u64, u32) -> Option<u32>>(
     }
 }
 
-/// 4. Every key, every step n → n + 1 in the table (consecutive rows): it stays or goes to n.
+/// Property 4: every key, every step n → n + 1 in the table (consecutive rows): it stays or goes to n.
+///
 /// Answers out of range are the business of "in range" and are skipped here.
 fn only_to_new<'a>(p: Property, rows: impl Iterator<Item = &'a Row>, keys: &[u64]) -> Property {
     let rows: Vec<&Row> = rows.collect();
@@ -311,7 +312,7 @@ fn only_to_new<'a>(p: Property, rows: impl Iterator<Item = &'a Row>, keys: &[u64
     p
 }
 
-/// 5. The share of keys whose answer differs between n and n + 1 buckets, against 1/(n + 1).
+/// Property 5: the share of keys whose answer differs between n and n + 1 buckets, against 1/(n + 1).
 fn moved_share(p: Property, rows: &[Row]) -> Property {
     for pair in rows.windows(2) {
         let (a, b) = (&pair[0], &pair[1]);
@@ -335,7 +336,7 @@ fn moved_share(p: Property, rows: &[Row]) -> Property {
     p
 }
 
-/// 6. Each row's buckets against 1/n: at the smallest n out of the band, the bucket farthest out.
+/// Property 6: each row's buckets against 1/n: at the smallest n out of the band, the bucket farthest out.
 fn balanced(p: Property, rows: &[Row]) -> Property {
     for row in rows {
         let n = row.n as usize;
