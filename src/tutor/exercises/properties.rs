@@ -18,7 +18,12 @@
 //! assert!(text.contains("smallest counterexample: n = 3: bucket 0"), "{text}");
 //! ```
 
+use std::cell::Cell;
 use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Once;
+
+use super::panic_message;
 
 /// What became of one property.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,6 +187,32 @@ fn wrapped(line: &str, indent: &str) -> String {
     out
 }
 
+thread_local! {
+    /// True while this thread runs a learner's function under [`catch_quietly`].
+    static QUIET: Cell<bool> = const { Cell::new(false) };
+}
+
+static QUIET_HOOK: Once = Once::new();
+
+/// Run `f` (a learner's function), catching a panic as its message. The panic is not also
+/// printed: the report names it, and evcxr would show the printed one late or under the next
+/// cell. The silence holds for this thread and this call only (a panic hook installed once
+/// passes every other panic on to the hook that was there before it).
+pub(crate) fn catch_quietly<R>(f: impl FnOnce() -> R) -> Result<R, String> {
+    QUIET_HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !QUIET.with(Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    let was = QUIET.with(|q| q.replace(true));
+    let result = catch_unwind(AssertUnwindSafe(f));
+    QUIET.with(|q| q.set(was));
+    result.map_err(|p| panic_message(&*p))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,6 +230,14 @@ mod tests {
         assert_eq!(r.not_checked(), ["a"]);
         assert!(r.failed().is_empty());
         assert!(r.to_string().contains("not checked: f panicked first"), "{r}");
+    }
+
+    #[test]
+    fn a_caught_panic_is_its_message_and_later_panics_still_unwind() {
+        assert_eq!(catch_quietly(|| -> u32 { panic!("learner's bug") }), Err("learner's bug".to_string()));
+        assert_eq!(catch_quietly(|| 7), Ok(7));
+        assert!(!QUIET.with(Cell::get), "the silence ends with the call");
+        assert!(catch_unwind(|| panic!("not the learner's")).is_err());
     }
 
     #[test]
