@@ -37,6 +37,8 @@ pub struct Param {
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Params {
     params: Vec<Param>,
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    reference: Option<String>,
 }
 
 /// A value as a reader writes it: integers with thousands separators, lists
@@ -117,6 +119,22 @@ impl Params {
         self
     }
 
+    /// Name the source of the reference values something other than
+    /// "document" (e.g. "article"), as [`Checks::reference_label`](crate::tutor::Checks::reference_label)
+    /// does for a check table's column.
+    ///
+    /// ```
+    /// use reshard::tutor::Params;
+    /// let p = Params::new().param("keys", 1_000_000, 1_000_000).reference_label("article");
+    /// assert!(p.to_string().starts_with("These are the article's parameters"));
+    /// let edited = Params::new().param("keys", 1_000_000, 5_000).reference_label("article");
+    /// assert!(edited.to_string().contains("keys 5,000 (article 1,000,000)"));
+    /// ```
+    pub fn reference_label(mut self, label: impl Into<String>) -> Self {
+        self.reference = Some(label.into());
+        self
+    }
+
     /// The parameters, in order.
     pub fn params(&self) -> &[Param] {
         &self.params
@@ -125,7 +143,8 @@ impl Params {
     /// Only the parameters named (in the order of `names`; unknown names
     /// are left out).
     pub fn only(&self, names: &[&str]) -> Params {
-        Params { params: names.iter().filter_map(|n| self.params.iter().find(|p| p.name == *n).cloned()).collect() }
+        let params = names.iter().filter_map(|n| self.params.iter().find(|p| p.name == *n).cloned()).collect();
+        Params { params, reference: self.reference.clone() }
     }
 
     /// The names of the parameters whose run value differs from the document's.
@@ -135,7 +154,8 @@ impl Params {
 
     /// Only the parameters whose run value differs from the document's.
     pub fn differing_only(&self) -> Params {
-        Params { params: self.params.iter().filter(|p| p.document != p.run).cloned().collect() }
+        let params = self.params.iter().filter(|p| p.document != p.run).cloned().collect();
+        Params { params, reference: self.reference.clone() }
     }
 
     /// `"points per node 150, keys 100,000"`: the document's conditions.
@@ -166,18 +186,19 @@ impl crate::present::Show for Params {
 
 impl fmt::Display for Params {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let source = self.reference.as_deref().unwrap_or("document");
         let differ: Vec<String> = self
             .params
             .iter()
             .filter(|p| p.document != p.run)
-            .map(|p| format!("{} {} (document {})", p.name, p.run, p.document))
+            .map(|p| format!("{} {} ({source} {})", p.name, p.run, p.document))
             .collect();
         if differ.is_empty() {
-            write!(f, "These are the document's parameters: the bold numbers in the text are this run's too.")
+            write!(f, "These are the {source}'s parameters: the bold numbers in the text are this run's too.")
         } else {
             write!(
                 f,
-                "This run differs from the document: {}. The bold numbers in the text are the document's; \
+                "This run differs from the {source}: {}. The bold numbers in the text are the {source}'s; \
                  the tables and checks below are this run's.",
                 differ.join(", ")
             )

@@ -18,9 +18,10 @@
 //! assert!(wrong.to_string().contains("n = 0: yours 1, the crate's 0"), "{wrong}");
 //! ```
 
-// One exercise per lab: 01 ring, 02 rendezvous, 03 shards, 04 jump, 05 bounded, 06 keyslot,
+// One exercise per lab: 01 ring, 02 rendezvous, 03 controller (a shard controller), 04 jump, 05 bounded, 06 keyslot,
 // 07 replicas, 08 nginx; ranges for the range-sharding lab, fanout for the secondary-index lab.
 pub mod bounded;
+pub mod controller;
 pub mod fanout;
 pub mod jump;
 pub mod keyslot;
@@ -29,9 +30,9 @@ pub mod ranges;
 pub mod rendezvous;
 pub mod replicas;
 pub mod ring;
-pub mod shards;
 
 pub use bounded::bounded_owner;
+pub use controller::{shard_controller, Assignment, Counterexample, Invariant, InvariantReport, Op, ShardController};
 pub use fanout::fanout_quantile;
 pub use jump::jump_hash;
 pub use keyslot::key_slot;
@@ -40,7 +41,6 @@ pub use ranges::range_of;
 pub use rendezvous::rendezvous_owner;
 pub use replicas::replica_set;
 pub use ring::ring_owner;
-pub use shards::shard_rebalance;
 
 use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
