@@ -322,12 +322,9 @@ impl fmt::Display for InvariantReport {
         match &self.failure {
             None if self.sequences == 0 => writeln!(f, "✗ {name}: nothing was checked (no sequences)"),
             None => {
-                let held = format!(
-                    "held on all {} sequences ({} operations):",
-                    thousands(self.sequences as u64),
-                    thousands(self.operations as u64)
-                );
-                writeln!(f, "{}", wrap(&format!("✓ {name}: "), &format!("{held} {}", self.invariant.rule())))
+                let (sequences, operations) = (thousands(self.sequences as u64), thousands(self.operations as u64));
+                writeln!(f, "✓ {name}: held on all {sequences} sequences ({operations} operations)")?;
+                writeln!(f, "{}", wrap("  ", self.invariant.rule()))
             }
             Some(c) => {
                 let last = c.ops.last().map_or(String::new(), Op::to_string);
