@@ -172,8 +172,18 @@ def exercises(nb) -> list[dict]:
             continue
         sig = next((l.strip().rstrip("{").strip() for l in cell.source.splitlines() if re.match(r"\s*(pub\s+)?fn\b", l)),
                    "(no fn)")
-        check = next((c for c in nb.cells[i + 1:] if c.cell_type == "code"), None)
-        grading = (check.metadata.get("nbgrader", {}) or {}) if check is not None else {}
+        checks = []  # the check cells after it, one per graded property where there are several
+        for c in nb.cells[i + 1:]:
+            if c.cell_type != "code":
+                continue
+            if "check" not in tags(c) and checks:
+                break
+            checks.append(c.metadata.get("nbgrader", {}) or {})
+            if "check" not in tags(c):
+                break
+        graded = [g for g in checks if g.get("points") is not None]
+        grading = {"grade_id": ", ".join(str(g.get("grade_id")) for g in checks if g.get("grade_id")) or None,
+                   "points": sum(g["points"] for g in graded) if graded else None}
         try:
             solution = textwrap.dedent(solution_region(cell.source)).strip("\n")
         except ValueError:
@@ -220,7 +230,9 @@ def key_html(nb, source_name: str) -> str:
         parts.append(f"<h2>Quiz</h2><table><tr><th>#</th><th>question</th><th>answer</th><th>right within</th>"
                      f"<th>why</th></tr>{rows}</table>")
     for ex in exercises(nb):
-        points = f" · check <code>{html.escape(str(ex['grade_id']))}</code>, {ex['points']} points" \
+        several = "," in str(ex["grade_id"])
+        points = f" · check{'s' if several else ''} <code>{html.escape(str(ex['grade_id']))}</code>, " \
+                 f"{ex['points']} points{' in all' if several else ''}" \
             if ex["points"] is not None else ""
         parts.append(f'<div class="exercise"><h2>Exercise</h2><p><code>{html.escape(ex["signature"])}</code>'
                      f"{points}. The model solution (the body that replaces the stub):</p>"

@@ -141,17 +141,39 @@ def solution_region(source: str) -> str:
     return "\n".join(lines[start + 1:end])
 
 
+BEGIN_HIDDEN = "BEGIN HIDDEN TESTS"
+END_HIDDEN = "END HIDDEN TESTS"
+
+
+def without_hidden_tests(source: str) -> str:
+    """`source` without its `// BEGIN HIDDEN TESTS` … `// END HIDDEN TESTS` regions, marker lines
+    included: what nbgrader's ClearHiddenTests leaves in a released assignment (it matches the words
+    anywhere in a line). Autograding puts them back; a learner's copy never shows them."""
+    out, inside = [], False
+    for line in source.split("\n"):
+        if BEGIN_HIDDEN in line:
+            inside = True
+        elif END_HIDDEN in line:
+            inside = False
+        elif not inside:
+            out.append(line)
+    return "\n".join(out)
+
+
 def without_markers(source: str) -> str:
     """The model solution as a reader sees it: the marker lines removed."""
     return "\n".join(l for l in source.split("\n") if BEGIN_SOLUTION not in l and END_SOLUTION not in l)
 
 
 def stub_solutions(nb):
-    """In every cell tagged `solution`, the solution regions become `RUST_CODE_STUB` (a copy)."""
+    """In every cell tagged `solution`, the solution regions become `RUST_CODE_STUB`, and every
+    code cell loses its hidden tests (`without_hidden_tests`), as nbgrader releases it (a copy)."""
     nb = copy.deepcopy(nb)
     for cell in nb.cells:
         if cell.cell_type == "code" and "solution" in tags(cell):
             cell.source = stub_source(cell.source)
+        if cell.cell_type == "code" and BEGIN_HIDDEN in cell.source:
+            cell.source = without_hidden_tests(cell.source)
     return nb
 
 
@@ -403,8 +425,16 @@ def worksheet(nb):
             cells.append(_md(f'<p class="run">✎ In cell {n}, write the body of <code>{_esc(sig)}</code> '
                              f'(in place of its <code>todo!</code>).</p>', "run"))
         elif "check" in t:
-            flush()
-            cells.append(_md(_run([n], ": it checks your function and names the first input it gets wrong"), "run"))
+            if cells and "check-run" in tags(cells[-1]):  # several checks, one per property: one line
+                first = cells.pop()["metadata"]["reshard"]["first"]
+            else:
+                flush()
+                first = n
+            note = (": it checks your function and names the first input it gets wrong" if first == n else
+                    ": each checks one property your function must keep and names the smallest case that breaks it")
+            line = _md(_run(list(range(first, n + 1)), note), "run", "check-run")
+            line.metadata["reshard"] = {"first": first}
+            cells.append(line)
         elif is_quiz:
             flush()
             cells.append(_md(_run([n], ": it works out the quiz and shows only its questions"), "run"))
@@ -445,7 +475,7 @@ def learner_copy(nb):
     """The learner's own copy: outputs cleared, "How to use" for the learner, every `answer` cell
     kept but collapsed (JupyterLab's `jupyter.source_hidden` / `outputs_hidden`; a markdown answer
     also inside a closed `<details>`, which running the cell does not open), solutions stubbed,
-    and after each `check` cell a collapsed `answer` cell with the model solution."""
+    and after an exercise's last `check` cell a collapsed `answer` cell with the model solution."""
     solutions = {i: c.source for i, c in enumerate(nb.cells) if c.cell_type == "code" and "solution" in tags(c)}
     nb = stub_solutions(clear_outputs(set_how_to_use(nb, "learner")))
     cells, last_solution = [], None
@@ -455,7 +485,9 @@ def learner_copy(nb):
         cells.append(cell)
         if i in solutions:
             last_solution = solutions[i]
-        if "check" in tags(cell) and last_solution is not None:
+        following = next((c for c in nb.cells[i + 1:] if c.cell_type == "code"), None)
+        last_check = following is None or "check" not in tags(following)
+        if "check" in tags(cell) and last_solution is not None and last_check:
             model = nbformat.v4.new_markdown_cell(MODEL_SOLUTION.format(code=without_markers(last_solution).strip("\n")))
             if cell.get("id"):
                 model["id"] = (cell["id"] + "-model")[-64:]
