@@ -198,7 +198,7 @@ pub mod notebook {
     // each lab's measurements
     pub use crate::analysis::{
         resized, ring_share_sd, ArrangementSweep, BoundedLoads, FailureSweep, HotKeySplit, LoadSpread, LoadUnderSkew,
-        MiddleRemoval, ModuloSweep, NodeFailure, RequestBounds, VnodeSweep, WeightedShares,
+        MiddleRemoval, Migrations, ModuloSweep, NodeFailure, RequestBounds, VnodeSweep, WeightedShares,
     };
     // range sharding: a table that grows and splits, and what a scan costs
     pub use crate::analysis::{Arrival, Boundary, GrowthSettings, RangeGrowth, RangeLayout, RangeQuery};
