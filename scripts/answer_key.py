@@ -194,7 +194,10 @@ def exercises(nb) -> list[dict]:
 
 
 def inline(md: str) -> str:
-    """Markdown of one line or paragraph as HTML without the wrapping <p>."""
+    """Markdown of one line or paragraph as HTML without the wrapping <p>. A `<` outside a code span
+    is text, not a tag (metadata writes "MOVED <slot> <node>"), so it is escaped first."""
+    md = "".join(part if part.startswith("`") else part.replace("<", "&lt;")
+                 for part in re.split(r"(`[^`]*`)", md))
     out = markdown2html(md).strip()
     m = re.fullmatch(r"<p>(.*)</p>", out, flags=re.S)
     return m.group(1) if m else out

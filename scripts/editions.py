@@ -417,7 +417,9 @@ def worksheet(nb):
                 {"share": "Guess::percent(…)", "count": "Guess::count(…)"}[m]
                 for m in re.findall(r"\bbook\s*\.\s*(share|count)\s*\(", cell.source))) \
                 or ["Guess::percent(…)", "Guess::count(…)"]
-            cells.append(_md(f'<p class="run">✎ Write your guess on the first line of cell {n} (as '
+            several = len(re.findall(r"^\s*let\s+guess\w*\s*=\s*Guess::", cell.source, flags=re.M)) > 1
+            where = "guesses on the <code>let guess_…</code> lines at the top" if several else "guess on the first line"
+            cells.append(_md(f'<p class="run">✎ Write your {where} of cell {n} (as '
                              f'<code>{"</code> or <code>".join(forms)}</code>), then run it.</p>', "run"))
         elif "solution" in t:
             flush()
