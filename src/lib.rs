@@ -202,6 +202,8 @@ pub mod notebook {
     };
     // range sharding: a table that grows and splits, and what a scan costs
     pub use crate::analysis::{Arrival, Boundary, GrowthSettings, RangeGrowth, RangeLayout, RangeQuery};
+    // a cache behind a proxy: which reads miss, which are stale
+    pub use crate::analysis::{CacheCopies, CacheReads, ReadOutcome};
     // secondary indexes: local and global, the tail of a query that asks every shard, stale reads
     pub use crate::analysis::{
         postings_key, share_slow, term, AsyncIndex, FanOut, FanOutRun, FanOutSweep, GlobalIndex, IndexKind, IndexQuery,

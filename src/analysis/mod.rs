@@ -6,6 +6,7 @@
 //! charts).
 
 pub mod bounded;
+pub mod cache_copies;
 pub mod compare;
 pub mod failure;
 pub mod fanout;
@@ -35,6 +36,7 @@ pub mod weights;
 pub mod workload;
 
 pub use bounded::{BoundedLoads, BoundedRow};
+pub use cache_copies::{CacheCopies, CacheReads, ReadOutcome};
 pub use compare::{resized, CompareSettings, Comparison, Scheme, SchemeRow};
 pub use failure::{FailureRow, FailureSweep, NodeFailure};
 pub use fanout::{share_slow, FanOut, FanOutRow, FanOutRun, FanOutSweep};

@@ -116,7 +116,7 @@ pub use ports::{MAX_LIVE_KEYS, MAX_SERVERS};
 pub use postgres::pg_version;
 pub use process::{find_program, process_alive, HOST};
 #[cfg(feature = "proxies")]
-pub use twemproxy::{nutcracker_version, Nutcracker, NutcrackerConfig, Written};
+pub use twemproxy::{nutcracker_version, Nutcracker, NutcrackerConfig, Versions, Written};
 
 /// The old single-file home of the Redis driver: its paths keep working.
 #[doc(hidden)]

@@ -10,6 +10,7 @@ pub mod check;
 pub mod exercises;
 pub mod guess;
 pub mod observed;
+pub mod observed_cache;
 #[cfg(feature = "postgres")]
 pub mod observed_pg;
 pub mod params;
