@@ -17,7 +17,8 @@ spec. nbconvert has no Vega renderer: left alone, it shows the SVG. So:
                           for an edition that shows outputs without scripts.
 
 `ensure_installed()` runs `npm ci` when node_modules lacks the three packages (`make handouts`
-does it first). Standard library only, besides nbformat nodes passed in.
+does it first); without npm a page keeps each explorable's picture and says so on stderr.
+Standard library only, besides nbformat nodes passed in.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import io
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -152,18 +154,18 @@ def installed(repo: Path = REPO) -> bool:
     return all((repo / s).is_file() for s in SCRIPTS)
 
 
-def ensure_installed(repo: Path = REPO) -> None:
-    """`npm ci` (the pinned package-lock.json) when a script is missing; an error saying what to
-    install when npm is not there."""
+def ensure_installed(repo: Path = REPO) -> bool:
+    """`npm ci` (the pinned package-lock.json) when a script is missing. False when npm is not
+    there (nothing else is fetched)."""
     if installed(repo):
-        return
+        return True
     npm = shutil.which("npm")
     if not npm:
-        raise SystemExit("the HTML edition's explorables need Vega from npm: install Node.js and npm "
-                         "(Debian: apt install npm), then run `make handouts` again")
+        return False
     subprocess.run([npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"], cwd=repo, check=True)
     if not installed(repo):
         raise SystemExit(f"npm ci did not install {', '.join(SCRIPTS)}")
+    return True
 
 
 def _inline_js(path: Path) -> str:
@@ -178,7 +180,12 @@ def add_scripts(page: str, repo: Path = REPO) -> str:
     the bundles set their globals."""
     if f'class="{BOX}"' not in page:
         return page
-    ensure_installed(repo)
+    if not ensure_installed(repo):
+        # The boxes show their picture until a script draws the chart: the page still reads.
+        print("npm not found: explorables are shown as their picture, without a slider "
+              "(install Node.js and npm, e.g. Debian: apt install npm, and run `make handouts` again)",
+              file=sys.stderr)
+        return page
     scripts = ("<script>window.__reshardDefine = window.define; window.define = undefined;</script>\n"
                + "".join(_inline_js(repo / s) for s in SCRIPTS)
                + "<script>window.define = window.__reshardDefine;</script>\n" + EMBED)
