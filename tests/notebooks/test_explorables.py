@@ -13,8 +13,8 @@ Three places, each with before/after screenshots:
 The expected values are the spec's data at the slider's new setting (the grid the crate computed;
 tests/explorable.rs recomputes grid points through the public API and compares them with it).
 
-Which explorables: CASES (notebook, cell id); more with RESHARD_EXPLORE="path.ipynb#cell-id[#slider]"
-(several separated by spaces), e.g. a lab's:
+Which explorables: CASES (notebook, cell id[, slider][, live=False to skip (a), which runs the whole
+notebook]); more with RESHARD_EXPLORE="path.ipynb#cell-id[#slider]" (space-separated), e.g. a lab's:
     RESHARD_EXPLORE="notebooks/05-weights-and-bounded-loads.ipynb#c17" .venv/bin/python -m pytest \
         tests/notebooks/test_explorables.py
 Screenshots go to $EXPLORE_SHOTS (default: pytest's temporary directory), named
@@ -60,6 +60,7 @@ class Case:
     notebook: Path
     cell: str  # the cell id of the code cell whose output is the explorable
     slider: str | None = None  # the slider to drag (default: the first range slider)
+    live: bool = True  # also (a): Run All in JupyterLab (a lab's whole run; its servers too)
 
     @property
     def name(self) -> str:
@@ -69,7 +70,8 @@ class Case:
 CASES = [Case(HERE / "fixtures" / "explorable.ipynb", "explore")]
 for item in os.environ.get("RESHARD_EXPLORE", "").split():
     nb, cell, *slider = item.split("#")
-    CASES.append(Case((REPO / nb).resolve(), cell, slider[0] if slider else None))
+    CASES.append(Case((REPO / nb).resolve(), cell, slider[0] if slider and slider[0] else None))
+LIVE = [c for c in CASES if c.live]
 
 
 @pytest.fixture(scope="session")
@@ -399,7 +401,7 @@ def test_explorable_in_an_untrusted_notebook(page, lab, shots, executed, case):
     explore(page, lab_cell_js(index), spec, case, shots, "b-untrusted")
 
 
-@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+@pytest.mark.parametrize("case", LIVE, ids=lambda c: c.name)
 def test_explorable_live_in_jupyterlab(page, lab, shots, executed, case):
     nb = executed(case.notebook)
     index = cell_index(nb, case)
