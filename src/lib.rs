@@ -29,7 +29,7 @@
 //!   (feature `charts`).
 //!
 //! Beside them, [`tutor`] sets each source document's figures beside this
-//! crate's ("document 89,813 · measured 89,813 ✓"), and `live` (features
+//! crate's ("reference 89,813 · measured 89,813 ✓"), and `live` (features
 //! `redis` and `proxies`) starts real servers — a Redis Cluster, twemproxy,
 //! nginx — to watch the predictions come true. Keys are
 //! hashed once with md5 ([`HashWidth`]) into [`HashedKeys`], which carry
@@ -198,7 +198,7 @@ pub mod notebook {
     // each lab's measurements
     pub use crate::analysis::{
         resized, ring_share_sd, ArrangementSweep, BoundedLoads, FailureSweep, HotKeySplit, LoadSpread, LoadUnderSkew,
-        MiddleRemoval, ModuloSweep, NodeFailure, RequestBounds, VnodeSweep, WeightedShares,
+        MiddleRemoval, Migrations, ModuloSweep, NodeFailure, RequestBounds, VnodeSweep, WeightedShares,
     };
     // range sharding: a table that grows and splits, and what a scan costs
     pub use crate::analysis::{Arrival, Boundary, GrowthSettings, RangeGrowth, RangeLayout, RangeQuery};

@@ -15,6 +15,7 @@ pub mod index_access;
 pub mod latency;
 pub mod load;
 pub mod memory;
+pub mod migrations;
 pub mod modulo;
 pub mod movement;
 pub mod range_layout;
@@ -42,6 +43,7 @@ pub use index_access::{IndexKind, IndexQuery, IndexWrite, ShardRead, ShardWrite}
 pub use latency::Latency;
 pub use load::LoadReport;
 pub use memory::MemoryEstimate;
+pub use migrations::Migrations;
 pub use modulo::{count_moved_streaming, keys_changing_shard, modulo_period, modulo_rule};
 pub use movement::Movement;
 pub use range_layout::{Boundary, RangeLayout};

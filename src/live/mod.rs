@@ -10,7 +10,8 @@
 //! * [`client`] — a few lines of RESP over a `TcpStream`;
 //! * [`cluster`] — a local Redis Cluster (`redis-server` processes on
 //!   127.0.0.1, formed, grown and shrunk with `redis-cli --cluster`:
-//!   [`cli`]), read back slot by slot ([`contents`]).
+//!   [`cli`]), read back slot by slot ([`contents`]), its nodes' command
+//!   counts read from `INFO commandstats` ([`RedisCluster::command_calls`]).
 //! * [`twemproxy`] and [`nginx`] (feature `proxies`) — twemproxy over
 //!   `redis-server` backends and nginx with a `hash` upstream, each key's
 //!   backend read back as an [`Observed`];
@@ -88,6 +89,7 @@ pub mod ports;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod process;
+mod stats;
 #[cfg(feature = "proxies")]
 pub mod twemproxy;
 

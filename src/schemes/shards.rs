@@ -346,3 +346,38 @@ impl Locate for FixedShards {
         self.table[self.shard(key)]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table after one node joins `table` (nodes `0 … nodes − 1`), seed 42.
+    fn grown(table: Vec<NodeId>, nodes: usize) -> Vec<NodeId> {
+        let before = FixedShards::from_table(numbered(nodes).unwrap(), table).unwrap().with_seed(42);
+        before.rebalance_to(numbered(nodes + 1).unwrap()).unwrap().table().to_vec()
+    }
+
+    fn laid_out(shards: usize, nodes: usize) -> Vec<NodeId> {
+        (0..shards).map(|s| (s % nodes) as NodeId).collect()
+    }
+
+    #[test]
+    fn growing_by_one_node_is_pythons_shuffle() {
+        // python3, document 004's procedure with random.Random(42): each old node in turn shuffles
+        // its ascending shard list and gives the first ones to the new node; a node with nothing to
+        // give does not shuffle
+        assert_eq!(grown(laid_out(2, 1), 1), [0, 1]);
+        assert_eq!(grown(laid_out(7, 1), 1), [0, 1, 0, 1, 1, 0, 0]);
+        assert_eq!(grown(laid_out(4, 3), 3), [0, 1, 2, 3]);
+        assert_eq!(grown(laid_out(10, 3), 3), [0, 1, 2, 0, 1, 3, 3, 1, 2, 0]);
+        assert_eq!(grown(laid_out(13, 5), 5), [0, 1, 2, 3, 4, 0, 5, 2, 3, 4, 0, 1, 5]);
+        let eleven = grown(laid_out(1000, 10), 10);
+        let node_0: Vec<usize> = (0..1000).filter(|&s| s % 10 == 0 && eleven[s] == 10).collect();
+        assert_eq!(node_0, [10, 90, 150, 410, 420, 500, 650, 700, 910]);
+        // python3: 11 → 12 from that table moves 83 shards, the first of them these
+        let twelve = grown(eleven, 11);
+        let to_12: Vec<usize> = (0..1000).filter(|&s| twelve[s] == 11).collect();
+        assert_eq!(to_12.len(), 83);
+        assert_eq!(to_12[..6], [15, 18, 20, 21, 28, 52]);
+    }
+}
