@@ -208,6 +208,17 @@ class Lab:
         sep = "&" if "?" in path else "?"
         return f"http://127.0.0.1:{self.port}/{path}{sep}token={self.token}"
 
+    def shut_down_kernels(self) -> None:
+        """End every kernel this JupyterLab started (the REST API waits for each to stop), so the
+        next notebook's kernel gets the kept build directory again (kernel/launch.py gives a second
+        live kernel of the same folder a directory of its own, built from nothing)."""
+        api = f"http://127.0.0.1:{self.port}/api/sessions"
+        headers = {"Authorization": f"token {self.token}"}
+        sessions = json.loads(urllib.request.urlopen(urllib.request.Request(api, headers=headers)).read())
+        for session in sessions:
+            req = urllib.request.Request(f"{api}/{session['id']}", headers=headers, method="DELETE")
+            urllib.request.urlopen(req, timeout=60).read()
+
 
 @contextlib.contextmanager
 def jupyterlab(root: Path):

@@ -395,10 +395,14 @@ def test_explorable_in_an_untrusted_notebook(page, lab, shots, executed, case):
     untrusted.cells[index].outputs.append(probe)
     name = f"{case.name}-untrusted.ipynb"
     nbformat.write(untrusted, WORK / name)
-    open_in_lab(page, lab, name, index)
-    page.wait_for(f"!!{lab_cell_js(index)}.querySelector('.vega-embed svg.marks')", 60, "the untrusted chart")
-    assert page.js("document.querySelector('.trust-probe').textContent") == "untrusted"
-    explore(page, lab_cell_js(index), spec, case, shots, "b-untrusted")
+    try:
+        open_in_lab(page, lab, name, index)
+        page.wait_for(f"!!{lab_cell_js(index)}.querySelector('.vega-embed svg.marks')", 60, "the untrusted chart")
+        assert page.js("document.querySelector('.trust-probe').textContent") == "untrusted"
+        explore(page, lab_cell_js(index), spec, case, shots, "b-untrusted")
+    finally:
+        page.go("about:blank")
+        lab.shut_down_kernels()  # JupyterLab started one on opening the notebook; nothing ran in it
 
 
 @pytest.mark.parametrize("case", LIVE, ids=lambda c: c.name)
@@ -407,6 +411,7 @@ def test_explorable_live_in_jupyterlab(page, lab, shots, executed, case):
     index = cell_index(nb, case)
     name = f"{case.name}-live.ipynb"
     nbformat.write(editions.clear_outputs(moved_to(nb, case.notebook.parent, WORK)), WORK / name)
+    lab.shut_down_kernels()  # this notebook's kernel gets the kept build directory
     open_in_lab(page, lab, name, index)
     page.wait_for("!!document.querySelector('[data-command=\"notebook:restart-run-all\"]')", 60, "the toolbar")
     idle = ("(() => { const s = [...document.querySelectorAll('.jp-Notebook-ExecutionIndicator')];"
