@@ -42,6 +42,7 @@ from nbconvert import HTMLExporter
 
 import answer_key  # scripts/answer_key.py: handouts/teacher/NN-key.html and .pdf
 import editions  # scripts/editions.py: the teacher's, the student's and the learner's editions
+import vega_inline  # scripts/vega_inline.py: explorables live in the HTML, their picture on paper
 from doctor import find_chromium  # scripts/doctor.py: the same Chromium `make doctor` reports
 
 REPO = Path(__file__).resolve().parent.parent
@@ -106,11 +107,14 @@ runnable_from = editions.runnable_from
 def to_html(nb, edition: str) -> str:
     """`nb` as a printable page; `edition` "teacher" (a notebook), or "student" (a worksheet from
     editions.worksheet: markdown cells only)."""
+    # Explorables: live in the teacher's HTML (its PDF prints their picture), a picture in the worksheet.
+    nb = vega_inline.live_outputs(nb) if edition == "teacher" else vega_inline.static_outputs(nb)
     body, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
     # No network at print time: drop the CDN scripts (nothing here needs them).
     body = re.sub(r'<script[^>]*src="https?://[^"]*"[^>]*>\s*</script>', "", body)
     body = re.sub(r"<script[^>]*>\s*MathJax\.Hub\.Config.*?</script>", "", body, flags=re.S)
     body = body.replace("</head>", PRINT_CSS + (WORKSHEET_CSS if edition == "student" else "") + "</head>", 1)
+    body = vega_inline.add_scripts(body)  # Vega inlined where an explorable is (no network)
     label = {"teacher": "Teacher's edition: every answer and output.",
              "student": "Student's worksheet: predict on paper, run the numbered cells of the lab's .ipynb, "
                         "explain why."}[edition]

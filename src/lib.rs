@@ -69,7 +69,7 @@
 //!
 //! | feature | default | what it adds | crates it adds to the build |
 //! |---|---|---|---|
-//! | `charts` | yes | `present::charts`, `present::figures` and every result's chart methods: SVG drawn with plotters 0.3, shown as `<img>` data URIs | 5: plotters, plotters-backend, plotters-svg, num-traits, base64 |
+//! | `charts` | yes | `present::charts`, `present::figures` and every result's chart methods: SVG drawn with plotters 0.3, shown as `<img>` data URIs; `present::explorable`: charts with a slider, Vega-Lite specs built with serde_json | 10: plotters, plotters-backend, plotters-svg, num-traits, base64, serde_json, serde_core, itoa, memchr, zmij |
 //! | `cli` | yes | the `reshard` binary (it draws nothing, so it does not need `charts`); turns on `serde` | 24: clap and its 12, serde's 7, serde_json and its 3 |
 //! | `serde` | no | `Serialize`/`Deserialize` on the result types | 7: serde, serde_core, serde_derive, proc-macro2, quote, syn, unicode-ident |
 //! | `redis` | no | `reshard::live`: a local Redis Cluster (`redis-server`, `redis-cli` on `PATH`) | none (std only) |
@@ -78,7 +78,7 @@
 //! Without features the crate builds 19 crates (itself, md-5, rayon,
 //! rand_chacha, libm and their dependencies); the default build 48. A
 //! notebook's first cell takes `default-features = false, features =
-//! ["charts"]` (24 crates): `:dep reshard = { path = "..",
+//! ["charts"]` (29 crates): `:dep reshard = { path = "..",
 //! default-features = false, features = ["charts"] }`.
 //!
 //! plotters is part of this crate's API only under `charts`, and only in one
@@ -219,7 +219,7 @@ pub mod notebook {
     #[cfg(feature = "charts")]
     pub use crate::present::charts::{self, Series, Style};
     #[cfg(feature = "charts")]
-    pub use crate::present::{failure_chart, load_chart, Figure};
+    pub use crate::present::{failure_chart, load_chart, Explorable, Figure, Format};
     // the tutor: the documents' figures beside this crate's, guesses, quizzes
     pub use crate::tutor::{exercises, Check, Checks, Guess, Params, Predictions, Quiz};
 }
