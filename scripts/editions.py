@@ -364,6 +364,7 @@ def worksheet(nb):
     becomes a line saying which numbered cell to run (runs of cells joined: "Run cells 3–5"), or
     where to write the guess, or the exercise's stub signature; the parameters cell becomes a
     list of its values; the quiz gets a line per question."""
+    pictures = explorable_pictures(nb)
     student = student_edition(nb)
     cells, pending = [], []
     after_box, after_quiz, last_n = None, False, None
@@ -402,6 +403,11 @@ def worksheet(nb):
             cells.append(_md(cell.source, *t))
             continue
         n = last_n = cell_number(cell)
+        if cell.get("id") in pictures:  # an explorable the student may see: its default view on paper
+            flush()
+            cells.append(_md(_run([n], ", then drag its slider: here is what it shows at first")
+                             + "\n\n" + pictures[cell["id"]], "run", "explorable-picture"))
+            continue
         is_quiz = "quiz" in t or "Quiz::new" in cell.source
         quiz_answers, after_quiz = after_quiz, is_quiz
         if "parameters" in t:
@@ -450,6 +456,23 @@ def worksheet(nb):
     flush()
     student.cells = cells
     return student
+
+
+def explorable_pictures(nb) -> dict[str, str]:
+    """cell id → the static picture (an `<img>` of the SVG the crate drew) of each explorable in a
+    cell the student keeps (not `answer`): a chart with a slider (issue 28) shows on paper as its
+    default view. An explorable in an `answer` cell shows an answer, and stays off the worksheet."""
+    import vega_inline  # scripts/vega_inline.py (it does not import this module)
+
+    found = {}
+    for cell in nb.cells:
+        if cell.cell_type != "code" or "answer" in tags(cell) or not cell.get("id"):
+            continue
+        for out in cell.get("outputs", []):
+            if vega_inline.is_explorable(out):
+                alt = vega_inline._text(out["data"].get("text/plain", "")) or "chart"
+                found[cell["id"]] = f'<p class="explorable-picture">{vega_inline._picture(out, alt)}</p>'
+    return found
 
 
 def _closed(cell):

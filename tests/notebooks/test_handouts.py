@@ -420,3 +420,19 @@ def test_the_keys_question_leaves_out_headings_and_the_predict_label():
     assert answer_key.measured_lines("x\nprediction · a: b, c: your guess 9% · measured 90.9%\n"
                                      "prediction · keys: no guess written · measured 1,234\n") == \
         [("a: b, c", "90.9%"), ("keys", "1,234")]
+
+
+def test_the_worksheet_shows_an_explorable_s_default_view_unless_it_answers():
+    """Issue 28: on paper an explorable is the picture of its default view (the SVG the crate drew),
+    beside 'run cell N, then drag its slider'; one in an `answer` cell shows an answer and stays off."""
+    nb = nbformat.read(REPO / "tests" / "notebooks" / "fixtures" / "explorable.ipynb", as_version=4)
+    sheet = editions.worksheet(nb)
+    shown = [c.source for c in sheet.cells if "explorable-picture" in c.metadata.get("tags", [])]
+    assert len(shown) == 1 and "data:image/svg+xml;base64," in shown[0] and "drag its slider" in shown[0]
+    assert not any("vega" in json.dumps(c.get("outputs", [])) for c in sheet.cells if c.cell_type == "code")
+    for cell in nb.cells:
+        if cell.get("id") == "explore":
+            cell.metadata["tags"] = ["answer"]
+    hidden = editions.worksheet(nb)
+    assert not any("explorable-picture" in c.metadata.get("tags", []) for c in hidden.cells)
+    assert "data:image/svg+xml" not in json.dumps(hidden.cells)
