@@ -82,6 +82,18 @@ impl HashRanges {
     /// One range, the whole hash space `[0, 2^32)`, on the first of these
     /// nodes (width [`HashWidth::Bits32`] unless
     /// [`with_width`](HashRanges::with_width) says otherwise).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{HashRanges, HashWidth, Key, Locate};
+    /// let halves = HashRanges::named(["A", "B"])?.with_even_split(2)?; // [0, 2^31) on A, [2^31, 2^32) on B
+    /// assert_eq!(halves.boundaries(), [1 << 31]);
+    /// // md5 mod 2^32 (Python's hashlib): user:0 1,060,639,761 < 2^31 ≤ user:1 3,519,597,778
+    /// assert_eq!(halves.owner(Key::new("user:0", HashWidth::Bits32)), "A");
+    /// assert_eq!(halves.owner(Key::new("user:1", HashWidth::Bits32)), "B");
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,

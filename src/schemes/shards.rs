@@ -57,6 +57,20 @@ impl FixedShards {
 
     /// [`DEFAULT_SHARDS`] shards (or one per node when there are more
     /// nodes) over these named nodes, shard `s` on node `s % N`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{FixedShards, HashWidth, Key, Locate};
+    /// let abc = FixedShards::named(["A", "B", "C"])?;
+    /// // md5 mod 2^32 of user:0 is 1,060,639,761 (Python's hashlib): shard 761 of 1000,
+    /// // and 761 = 3 · 253 + 2, so the third node
+    /// assert_eq!(abc.table()[761], 2);
+    /// assert_eq!(abc.owner(Key::new("user:0", HashWidth::Bits32)), "C");
+    /// // user:1: 3,519,597,778 → shard 778 = 3 · 259 + 1
+    /// assert_eq!(abc.owner(Key::new("user:1", HashWidth::Bits32)), "B");
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,
