@@ -92,6 +92,18 @@ impl Rows {
     /// Fails on an empty key set ([`Error::NoKeys`]), a key given twice
     /// ([`Error::DuplicateKey`], naming both rows), and keys over the
     /// limits.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::analysis::Rows;
+    /// use reshard::{Error, KeySet};
+    /// let rows = Rows::new(&KeySet::new("item:", 3))?.with_attribute("size", ["S", "M", "S"])?;
+    /// assert_eq!((rows.len(), rows.value(2, "size")), (3, Some("S")));
+    /// let twice = KeySet::from_keys(["a", "b", "a"])?;
+    /// assert!(matches!(Rows::new(&twice), Err(Error::DuplicateKey { first: 0, second: 2, .. })));
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn new(keys: &KeySet) -> Result<Rows> {
         if keys.is_empty() {
             return Err(Error::NoKeys);

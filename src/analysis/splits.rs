@@ -238,6 +238,27 @@ impl RangeGrowth {
     /// of 0 or `sample_every` of 0 ([`Error::OutOfRange`]), a balancing
     /// factor below 1 or not finite ([`Error::BadNumber`]), and keys,
     /// bytes or samples over the [`limits`].
+    ///
+    /// # Examples
+    ///
+    /// Keys written in key order (`k0000` … `k0999` sort as they arrive),
+    /// splitting above 100 rows: the first split comes with row 101 and
+    /// keeps 101 / 2 = 50 rows below the median; from then on every row
+    /// lands in the last range, which splits again at 101 rows, 50 rows
+    /// later each time — at arrivals 101, 151, …, 951: 18 splits.
+    ///
+    /// ```
+    /// use reshard::analysis::{GrowthSettings, RangeGrowth};
+    /// use reshard::prelude::*;
+    /// let keys = KeySet::from_keys((0..1_000).map(|i| format!("k{i:04}")))?;
+    /// let grown = RangeGrowth::run(&keys, &KeyRanges::named(letters("ABC"))?, &GrowthSettings::new(100))?;
+    /// let at: Vec<u64> = grown.splits().iter().map(|s| s.arrival).collect();
+    /// assert_eq!(at, (0..18).map(|j| 101 + 50 * j).collect::<Vec<u64>>());
+    /// let rows: Vec<u64> = grown.ranges().iter().map(|r| r.rows).collect();
+    /// assert_eq!(rows, [vec![50; 18], vec![100]].concat()); // 1,000 − 18 · 50 in the last
+    /// assert_eq!(grown.rows_per_node(), [1_000, 0, 0]); // no balancer: all still on A
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn run(keys: &KeySet, layout: impl Into<RangeLayout>, settings: &GrowthSettings) -> Result<RangeGrowth> {
         let layout = layout.into();
         let n = keys.len();
