@@ -202,7 +202,7 @@ impl FixedShards {
             }
         }
         let mut list = self.shards_of_id(gone);
-        PyRandom::new(self.seed).shuffle(&mut list);
+        PyRandom::new(self.seed).shuffle(&mut list)?;
         for s in list {
             let to = (0..counts.len()).min_by_key(|&i| (counts[i], i)).unwrap_or(0);
             counts[to] += 1;
@@ -254,7 +254,7 @@ impl FixedShards {
             let surplus = owned[i].len().saturating_sub(target[i]);
             if surplus > 0 {
                 let mut list = std::mem::take(&mut owned[i]);
-                rng.shuffle(&mut list);
+                rng.shuffle(&mut list)?;
                 pool.extend_from_slice(&list[..surplus]);
                 let mut keep = list[surplus..].to_vec();
                 keep.sort_unstable();
@@ -288,7 +288,7 @@ impl FixedShards {
         if count > list.len() {
             return Err(Error::NotEnoughShards { node: from.to_string(), has: list.len(), asked: count });
         }
-        PyRandom::new(self.seed).shuffle(&mut list);
+        PyRandom::new(self.seed).shuffle(&mut list)?;
         let mut out = self.clone();
         for &s in &list[..count] {
             out.table[s] = t;
