@@ -234,3 +234,28 @@ fn an_arrival_order_past_the_key_limit_is_refused() {
     // python3: x = list(range(10)); random.Random(7).shuffle(x)
     assert_eq!(Arrival::Shuffled(7).order(10).unwrap(), [8, 3, 1, 4, 7, 0, 9, 6, 2, 5]);
 }
+
+/// Several attributes at once are checked against the entry limit (rows ×
+/// attributes) before a single value is asked for: 20,000,000 rows × 3
+/// attributes first held every row's three values in memory (past 3.8 GB,
+/// an abort) and only then was refused.
+#[test]
+fn attributes_past_the_entry_limit_are_refused_before_any_value() {
+    let rows = Rows::new(&KeySet::plain(10_000_000)).unwrap();
+    let asked = std::sync::atomic::AtomicUsize::new(0);
+    let values = |_: &str| {
+        asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        vec!["x".to_string(); 3]
+    };
+    refused_at_once("3 attributes of 10M rows", || rows.clone().with_attributes(&["a", "b", "c"], values));
+    assert_eq!(asked.load(std::sync::atomic::Ordering::Relaxed), 0);
+    // a name twice, and a row with too few values, as before
+    let small = Rows::new(&KeySet::plain(3)).unwrap();
+    let twice = small.clone().with_attributes(&["a", "a"], |_| vec!["x".into(), "y".into()]);
+    assert_eq!(twice.unwrap_err(), Error::DuplicateAttribute("a".into()));
+    let short =
+        small.clone().with_attributes(&["a", "b"], |k| if k == "key2" { vec![] } else { vec!["x".into(), "y".into()] });
+    assert!(matches!(short, Err(Error::LengthMismatch { expected: 2, given: 0, .. })), "{short:?}");
+    let ok = small.with_attributes(&["a", "b"], |k| vec![k.to_string(), "y".into()]).unwrap();
+    assert_eq!((ok.value(2, "a"), ok.value(0, "b")), (Some("key2"), Some("y")));
+}
