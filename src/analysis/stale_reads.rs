@@ -37,8 +37,13 @@ use crate::{Error, Result};
 /// 31,700 years): sums of two stay far from overflow.
 pub const MAX_MS: f64 = 1e15;
 
+/// The shortest period accepted, in milliseconds (a picosecond): far above
+/// the smallest floats, where the formula's products lost their digits (a
+/// period, jitter and lag of 5e-324 ms gave a miss chance of 0, not ½).
+pub const MIN_PERIOD_MS: f64 = 1e-9;
+
 fn check(what: &'static str, x: f64, positive: bool) -> Result<f64> {
-    let ok = x.is_finite() && x <= MAX_MS && if positive { x > 0.0 } else { x >= 0.0 };
+    let ok = x.is_finite() && x <= MAX_MS && if positive { x >= MIN_PERIOD_MS } else { x >= 0.0 };
     if ok {
         return Ok(x + 0.0);
     }
@@ -46,7 +51,7 @@ fn check(what: &'static str, x: f64, positive: bool) -> Result<f64> {
         what,
         value: x.to_string(),
         expected: if positive {
-            "a finite number of milliseconds > 0 (at most 1e15)"
+            "a finite number of milliseconds > 0, from 1e-9 to 1e15"
         } else {
             "a finite number of milliseconds ≥ 0 (at most 1e15)"
         },
@@ -96,7 +101,7 @@ impl StaleRow {
 
 impl AsyncIndex {
     /// Drained every `period_ms`, each drain visible at once. Fails unless
-    /// `0 < period_ms ≤ 1e15` ([`Error::BadNumber`]).
+    /// `1e-9 ≤ period_ms ≤ 1e15` ([`Error::BadNumber`]; see [`MIN_PERIOD_MS`]).
     ///
     /// # Examples
     ///
@@ -196,7 +201,8 @@ impl AsyncIndex {
 
     /// [`simulate`](Self::simulate) for each lag, each from the same seed.
     /// Fails on an empty list ([`Error::OutOfRange`]), on a bad lag, and on
-    /// all lags' draws together over the limit.
+    /// all lags' draws together over the limit (each lag at least 624: a
+    /// seeded generator makes its first 624 at once).
     ///
     /// # Examples
     ///
@@ -220,7 +226,8 @@ impl AsyncIndex {
             });
         }
         let draws = if self.jitter > 0.0 { 2 } else { 1 };
-        sim.check(crate::limits::product(sim.trials(), draws).saturating_mul(lags_ms.len() as u128))?;
+        let per_lag = crate::limits::product(sim.trials(), draws);
+        sim.check_runs(std::iter::repeat_n(per_lag, lags_ms.len()))?;
         let rows = lags_ms.iter().map(|&l| self.simulate(l, sim)).collect::<Result<Vec<_>>>()?;
         Ok(StaleReadSweep { index: *self, simulation: *sim, rows })
     }
