@@ -50,6 +50,25 @@ impl Migrations {
     ///
     /// Fails with [`Error::OutOfRange`] for a `pipeline` of 0 (redis-cli's
     /// `--cluster-pipeline` takes 1 or more; its default is 10).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::analysis::Migrations;
+    /// use reshard::{HashWidth, KeySet, Slots};
+    /// // 25 keys tagged {somekey}: all in slot 11058 (CLUSTER KEYSLOT's example), which
+    /// // redis-cli --cluster create gives the third of three masters (10923–16383)
+    /// let keys = KeySet::from_keys((0..25).map(|i| format!("{{somekey}}:{i}")))?.hashed(HashWidth::Bits32)?;
+    /// let plan = Slots::named(["A", "B", "C"])?.drain("C", &["A", "B"])?;
+    /// for (pipeline, calls) in [(10, 3), (25, 1), (1, 25)] {
+    ///     let cost = Migrations::of(&plan, &keys, pipeline)?; // ⌈25 / pipeline⌉
+    ///     assert_eq!((cost.calls(), cost.calls_from("C"), cost.keys()), (calls, calls, 25));
+    /// }
+    /// let cost = Migrations::of(&plan, &keys, 10)?;
+    /// assert_eq!((cost.slots(), cost.empty_slots()), (5_461, 5_460)); // 16383 − 10923 + 1 slots
+    /// assert!(Migrations::of(&plan, &keys, 0).is_err());
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn of(plan: &SlotPlan, keys: &HashedKeys, pipeline: usize) -> Result<Migrations> {
         if pipeline == 0 {
             return Err(Error::OutOfRange {

@@ -215,6 +215,22 @@ impl Workload {
     ///
     /// Fails as [`ZipfStream::new`] does, on 0 requests, or on more than
     /// [`Limits::max_requests`](limits::Limits::max_requests).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::Workload;
+    /// let w = Workload::zipf(10, 1.0, 100_000, 7)?;
+    /// assert_eq!((w.keys(), w.requests(), w.counts().iter().sum::<u64>()), (10, 100_000, 100_000));
+    /// // key i has rank i + 1: probability (1/(i + 1)) / H(10), H(10) = 1 + 1/2 + … + 1/10
+    /// let h: f64 = (1..=10).map(|r| 1.0 / r as f64).sum();
+    /// for i in [0, 1, 9] {
+    ///     let p = 1.0 / (i as f64 + 1.0) / h;
+    ///     assert!((w.share(i) - p).abs() < 5.0 * (p * (1.0 - p) / 100_000.0).sqrt()); // 5 sd
+    /// }
+    /// assert_eq!(w.counts(), Workload::zipf(10, 1.0, 100_000, 7)?.counts()); // same seed, same draws
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn zipf(keys: usize, s: f64, requests: u64, seed: u64) -> Result<Workload> {
         let mut stream = ZipfStream::new(keys, s, seed)?;
         if requests == 0 {

@@ -57,6 +57,20 @@ impl FixedShards {
 
     /// [`DEFAULT_SHARDS`] shards (or one per node when there are more
     /// nodes) over these named nodes, shard `s` on node `s % N`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{FixedShards, HashWidth, Key, Locate};
+    /// let abc = FixedShards::named(["A", "B", "C"])?;
+    /// // md5 mod 2^32 of user:0 is 1,060,639,761 (Python's hashlib): shard 761 of 1000,
+    /// // and 761 = 3 · 253 + 2, so the third node
+    /// assert_eq!(abc.table()[761], 2);
+    /// assert_eq!(abc.owner(Key::new("user:0", HashWidth::Bits32)), "C");
+    /// // user:1: 3,519,597,778 → shard 778 = 3 · 259 + 1
+    /// assert_eq!(abc.owner(Key::new("user:1", HashWidth::Bits32)), "B");
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,
@@ -188,7 +202,7 @@ impl FixedShards {
             }
         }
         let mut list = self.shards_of_id(gone);
-        PyRandom::new(self.seed).shuffle(&mut list);
+        PyRandom::new(self.seed).shuffle(&mut list)?;
         for s in list {
             let to = (0..counts.len()).min_by_key(|&i| (counts[i], i)).unwrap_or(0);
             counts[to] += 1;
@@ -240,7 +254,7 @@ impl FixedShards {
             let surplus = owned[i].len().saturating_sub(target[i]);
             if surplus > 0 {
                 let mut list = std::mem::take(&mut owned[i]);
-                rng.shuffle(&mut list);
+                rng.shuffle(&mut list)?;
                 pool.extend_from_slice(&list[..surplus]);
                 let mut keep = list[surplus..].to_vec();
                 keep.sort_unstable();
@@ -274,7 +288,7 @@ impl FixedShards {
         if count > list.len() {
             return Err(Error::NotEnoughShards { node: from.to_string(), has: list.len(), asked: count });
         }
-        PyRandom::new(self.seed).shuffle(&mut list);
+        PyRandom::new(self.seed).shuffle(&mut list)?;
         let mut out = self.clone();
         for &s in &list[..count] {
             out.table[s] = t;

@@ -62,7 +62,7 @@ use std::fmt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
-use super::panic_message;
+use super::{clip, panic_message};
 use crate::present::thousands;
 use crate::{limits, Error, PyRandom, Result};
 
@@ -161,24 +161,52 @@ impl Assignment {
 
     /// `"0: 3, 1: 2, 2: 2"`: each node (ascending) and how many shards it serves.
     pub fn per_node(&self) -> String {
+        self.per_node_upto(usize::MAX)
+    }
+
+    /// [`per_node`](Assignment::per_node) for the first `most` nodes, then
+    /// how many there are in all. The shards are counted once, whatever
+    /// the number of nodes.
+    fn per_node_upto(&self, most: usize) -> String {
         let mut nodes = self.nodes.clone();
         nodes.sort_unstable();
         nodes.dedup();
-        nodes.iter().map(|&n| format!("{n}: {}", self.held(n))).collect::<Vec<_>>().join(", ")
+        let listed = &nodes[..nodes.len().min(most)];
+        let mut held = vec![0usize; listed.len()];
+        for n in &self.shards {
+            if let Ok(i) = listed.binary_search(n) {
+                held[i] += 1;
+            }
+        }
+        let mut line: Vec<String> = listed.iter().zip(&held).map(|(n, h)| format!("{n}: {h}")).collect();
+        if nodes.len() > most {
+            line.push(format!("… ({} nodes in all)", thousands(nodes.len() as u64)));
+        }
+        line.join(", ")
     }
 }
 
+/// The most shards, and nodes, a report's line about an assignment lists
+/// (then how many there are in all): a learner's answer of ten million
+/// shards would otherwise print megabytes.
+const LISTED: usize = 200;
+
 impl Assignment {
-    /// `shard → node [0, 1, 2, 0] · shards per node 0: 2, 1: 1, 2: 1`, on one line.
+    /// `shard → node [0, 1, 2, 0] · shards per node 0: 2, 1: 1, 2: 1`, on one
+    /// line, listing at most [`LISTED`] shards and nodes.
     fn one_line(&self) -> String {
-        let cells: Vec<String> = self.shards.iter().map(usize::to_string).collect();
-        format!("shard → node [{}] · shards per node {}", cells.join(", "), self.per_node())
+        let mut cells: Vec<String> = self.shards.iter().take(LISTED).map(usize::to_string).collect();
+        if self.shards.len() > LISTED {
+            cells.push(format!("… ({} shards in all)", thousands(self.shards.len() as u64)));
+        }
+        format!("shard → node [{}] · shards per node {}", cells.join(", "), self.per_node_upto(LISTED))
     }
 }
 
 impl fmt::Display for Assignment {
     /// `shard → node [0, 1, 2, 0] · shards per node 0: 2, 1: 1, 2: 1`,
-    /// wrapped to stay within 100 columns.
+    /// wrapped to stay within 100 columns (the first 200 shards and nodes,
+    /// then how many there are in all).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", wrap("", &self.one_line()))
     }
@@ -303,8 +331,8 @@ where
                         nodes: case.nodes,
                         ops: case.ops[..broke.upto].to_vec(),
                         before: broke.before,
-                        yours: broke.yours,
-                        problem: broke.problem,
+                        yours: clip(broke.yours),
+                        problem: clip(broke.problem),
                     };
                     return InvariantReport { invariant, sequences, operations, failure: Some(failure) };
                 }
