@@ -6,6 +6,7 @@
 //! charts).
 
 pub mod bounded;
+mod chacha;
 pub mod compare;
 pub mod failure;
 pub mod fanout;
