@@ -75,10 +75,10 @@
 //! | `redis` | no | `reshard::live`: a local Redis Cluster (`redis-server`, `redis-cli` on `PATH`) | none (std only) |
 //! | `proxies` | no | `live`'s twemproxy and nginx (turns on `redis`) | none (std only) |
 //!
-//! Without features the crate builds 19 crates (itself, md-5, rayon,
-//! rand_chacha, libm and their dependencies); the default build 48. A
+//! Without features the crate builds 15 crates (itself, md-5, rayon, libm
+//! and their dependencies); the default build 44. A
 //! notebook's first cell takes `default-features = false, features =
-//! ["charts"]` (29 crates): `:dep reshard = { path = "..",
+//! ["charts"]` (25 crates): `:dep reshard = { path = "..",
 //! default-features = false, features = ["charts"] }`.
 //!
 //! plotters is part of this crate's API only under `charts`, and only in one

@@ -7,6 +7,7 @@
 
 pub mod bounded;
 pub mod cache_copies;
+mod chacha;
 pub mod compare;
 pub mod failure;
 pub mod fanout;

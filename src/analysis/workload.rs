@@ -12,10 +12,13 @@
 //! hashes are unrelated to their numbers, so the hot keys land wherever
 //! the placement puts them.
 //!
-//! The draws are portable. The uniform numbers come from
-//! [`rand_chacha::ChaCha8Rng`] seeded with [`SeedableRng::seed_from_u64`]
-//! (ChaCha's output is specified bit for bit; a uniform float is the top 53
-//! bits of a 64-bit output, exact). The Zipf draw from them is the rejection
+//! The draws are portable. The uniform numbers come from ChaCha with 8
+//! rounds, the 64-bit outputs of `rand_chacha` 0.9's
+//! `ChaCha8Rng::seed_from_u64(seed)` bit for bit (ChaCha's output is
+//! specified bit for bit; a uniform float is the top 53 bits of a 64-bit
+//! output, exact), computed by the crate's own few lines (`chacha.rs`) so
+//! that a notebook's build has no `rand_chacha`, `ppv-lite86` or `zerocopy`
+//! for the kernel's rust-analyzer to read. The Zipf draw from them is the rejection
 //! sampler of `rand_distr::Zipf` 0.5 (Jason Crease's inversion of the
 //! continuous Zipf law, accepted with the ratio of the discrete to the
 //! continuous density), written out here on the pure-Rust [`libm`] crate's
@@ -39,9 +42,8 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
+use super::chacha::ChaCha8;
 use crate::{limits, Error, Result};
-use rand_chacha::rand_core::{RngCore, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 /// The seed of the notebooks' workloads unless they say otherwise.
 pub const DEFAULT_SEED: u64 = 2026;
@@ -147,7 +149,7 @@ impl ZipfLaw {
 /// key (0 is the hottest).
 #[derive(Debug, Clone)]
 pub struct ZipfStream {
-    rng: ChaCha8Rng,
+    rng: ChaCha8,
     zipf: ZipfLaw,
     keys: usize,
 }
@@ -164,7 +166,7 @@ impl ZipfStream {
     /// ```
     pub fn new(keys: usize, s: f64, seed: u64) -> Result<ZipfStream> {
         check(keys, s)?;
-        Ok(ZipfStream { rng: ChaCha8Rng::seed_from_u64(seed), zipf: ZipfLaw::new(keys as f64, s), keys })
+        Ok(ZipfStream { rng: ChaCha8::seed_from_u64(seed), zipf: ZipfLaw::new(keys as f64, s), keys })
     }
 }
 
