@@ -22,6 +22,7 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 REQUIREMENTS := requirements.txt
 VENV_STAMP := $(VENV)/.requirements.stamp
+NPM_STAMP := node_modules/.package-lock.json
 EVCXR_VERSION := 0.22.0
 KERNEL := rust
 
@@ -157,7 +158,7 @@ clippy:
 setup-test: $(VENV_STAMP)
 	$(VPY) -m pytest tests/setup -v -rs --tb=short -p no:cacheprovider
 
-nbtest: setup
+nbtest: setup $(NPM_STAMP)
 	$(VPY) -m pytest tests/notebooks -v -rs --tb=short -p no:cacheprovider
 
 notebooks: setup
@@ -166,8 +167,16 @@ notebooks: setup
 # Teacher's and student's editions (HTML, PDF where a Chromium is found, student .ipynb) and
 # the answer keys handouts/teacher/NN-key.{html,pdf}, from the committed notebooks:
 # scripts/handouts.py (editions: scripts/editions.py; keys: scripts/answer_key.py).
-handouts: $(VENV_STAMP)
+handouts: $(VENV_STAMP) $(NPM_STAMP)
 	$(VPY) scripts/handouts.py --out handouts
+
+# Vega, Vega-Lite 5 and vega-embed (package.json, pinned by package-lock.json: the versions
+# JupyterLab ships), inlined by scripts/vega_inline.py into each HTML page that shows an
+# explorable, so its slider works offline. Installed into node_modules/ when missing or changed;
+# without npm the pages show each explorable's picture instead (and say so).
+$(NPM_STAMP): package.json package-lock.json
+	@if command -v npm >/dev/null 2>&1; then npm ci --no-audit --no-fund --ignore-scripts; \
+	else echo "npm not found: the HTML edition's explorables show their picture, without a slider (Debian: apt install npm)"; fi
 
 check: setup
 	@test -n "$(NB)" || { echo "usage: make check NB=notebooks/x.ipynb"; exit 2; }

@@ -25,6 +25,13 @@ EVCXR_CONFIG_DIR a directory with an init.evcxr made of kernel/init.evcxr follow
                  copied too), so your evcxr settings still apply and win.
                  Unchanged if already set (the notebook tests set their own).
 
+RUST_SRC_PATH    (unless already set) a view of the toolchain's rust-src for evcxr's
+                 embedded rust-analyzer: library/ without its Cargo.toml (so it
+                 reads the standard library's own crates, not libc, hashbrown...
+                 through `cargo metadata`) and without core::arch and core::simd,
+                 kept in ~/.cache/reshard/rust-src-<hash>. About 3 CPU seconds less
+                 per kernel start and first cell. RESHARD_RUST_SRC=full: none.
+
 RESHARD_KERNEL_THROWAWAY=1  (set by the tests for notebooks they copy into a temporary
                  folder) no kept build directory: evcxr's own throwaway one. Anything else,
                  wherever the checkout lies (a clone under /tmp too), keeps its build.
@@ -173,6 +180,57 @@ def rust_libdir(env: dict) -> str | None:
     return out.stdout.strip() or None if out.returncode == 0 else None
 
 
+# Left out of the view: the workspace manifest (so rust-analyzer does not load library/ as
+# a cargo workspace), the test crates, and the sources of core::arch (stdarch: tens of
+# thousands of SIMD intrinsics) and core::simd (portable-simd, nightly only).
+RUST_SRC_SKIP = ("Cargo.toml", "Cargo.lock", "alloctests", "coretests", "stdarch", "portable-simd")
+
+
+def stitched_rust_src(libdir: str | None, root: Path) -> str | None:
+    """A directory for RUST_SRC_PATH: the toolchain's rust-src `library/`, without
+    its workspace manifest and without core::arch and core::simd.
+
+    evcxr's embedded rust-analyzer reads the standard library's sources to infer each
+    `let`'s type. Given `library/` as rustup installs it, with its Cargo.toml,
+    rust-analyzer loads it as a cargo workspace (`cargo metadata`): core, alloc and std
+    plus their crates.io dependencies and dev-dependencies (libc, hashbrown, rand,
+    getopts...), and resolves every name in all of them, at kernel start and again
+    after `:dep`. Without the manifest it falls back to its "stitched" sysroot, the
+    standard library's own crates, which define every public std type; without stdarch
+    and portable-simd it also skips core::arch's intrinsics and core::simd. Measured
+    in kernel/README.md: about 3 CPU seconds less per kernel, half of it before the
+    first cell. What it costs: a `let` whose type comes from std::arch or std::simd needs
+    its type written out (`let t: u64 = ...`), as evcxr asks; rustc, which compiles the
+    cells, uses the real standard library either way.
+
+    The directory holds one symlink per kept entry of `library/` (rust-analyzer follows
+    them), refreshed at every start, so a `rustup update` is seen. None (nothing set)
+    without rust-src, or where symlinks cannot be made."""
+    if not libdir:
+        return None
+    # target-libdir is <sysroot>/lib/rustlib/<host>/lib; the sources are in <sysroot>/lib/rustlib/src
+    library = Path(libdir).parents[1] / "src" / "rust" / "library"
+    if not (library / "core").is_dir():
+        return None
+    view = root / f"rust-src-{hashlib.sha1(str(library).encode()).hexdigest()[:8]}"
+    try:
+        view.mkdir(parents=True, exist_ok=True)
+        wanted = {e.name: e for e in library.iterdir() if e.name not in RUST_SRC_SKIP}
+        for name, target in wanted.items():
+            link = view / name
+            if link.is_symlink() and os.readlink(link) == str(target):
+                continue
+            tmp = view / f".{name}.{os.getpid()}"
+            os.symlink(target, tmp)
+            os.replace(tmp, link)  # atomic: a second kernel starting now sees one or the other
+        for old in view.iterdir():
+            if old.name not in wanted and old.is_symlink() and not old.name.startswith("."):
+                old.unlink()
+    except OSError:
+        return None
+    return str(view) if (view / "core").is_dir() else None
+
+
 def find_evcxr(given: str | None) -> str | None:
     if given and os.path.exists(given):
         return given
@@ -207,15 +265,18 @@ def launch(evcxr_given: str | None, evcxr_args: list[str]) -> int:
         conf = Path(tempfile.mkdtemp(prefix="reshard-evcxr-config-"))
         write_config(conf, grading)
         env["EVCXR_CONFIG_DIR"] = str(conf)
-    if env.get("EVCXR_TMPDIR") and sys.platform != "darwin" and os.name != "nt":
+    libdir = rust_libdir(env) if os.name != "nt" else None
+    if env.get("EVCXR_TMPDIR") and sys.platform != "darwin" and libdir:
         # evcxr 0.22 loads each cell's libcode_N.so from target/<host>/debug/, but rustc
         # wrote its relative rpath ($ORIGIN/../..) for debug/deps/, one level deeper. In
         # a shallow /tmp/.tmpXXXX the extra ".." stops at / and still lands right; in a
         # directory under $HOME it misses and dlopen can't find libstd-*.so. Name the
         # directory explicitly (Linux/BSD; macOS and Windows load differently).
-        libdir = rust_libdir(env)
-        if libdir:
-            env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (libdir, env.get("LD_LIBRARY_PATH")) if p)
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(p for p in (libdir, env.get("LD_LIBRARY_PATH")) if p)
+    if "RUST_SRC_PATH" not in env and env.get("RESHARD_RUST_SRC") != "full":
+        src = stitched_rust_src(libdir, kernels_root().parent)  # beside the kept builds, not in them
+        if src:
+            env["RUST_SRC_PATH"] = src
     os.execve(evcxr, [evcxr, *evcxr_args], env)
     return 1  # not reached
 

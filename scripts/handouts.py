@@ -2,19 +2,22 @@
 
     handouts/teacher/NN-name.html   the committed notebook: every cell, every output
     handouts/teacher/NN-name.pdf    the same, printed by a headless Chromium (A4 portrait)
-    handouts/student/NN-name.ipynb  to hand out and run: outputs cleared, answers removed (its
-                                    `:dep reshard` path points at the crate from handouts/student/)
-    handouts/student/NN-name.html   … and printed, with an empty "Why?" box where a Why was
-    handouts/student/NN-name.pdf
-    handouts/teacher/NN-key.html    the answer key: each Predict, its measured answer, the common
-    handouts/teacher/NN-key.pdf     wrong guess and why, one page a lab (scripts/answer_key.py)
+    handouts/student/NN-name.ipynb  to hand out and run: outputs cleared, answers removed, every code
+                                    cell numbered on its first line (`// cell 7`); its `:dep reshard`
+                                    path points at the crate from handouts/student/
+    handouts/student/NN-name.html   the worksheet for paper: the story, the questions, a labelled
+    handouts/student/NN-name.pdf    line per asked value, Why boxes, and no code ("run cell 7")
+    handouts/teacher/NN-key.html    the answer key: per asked value the measured answer, what counts
+    handouts/teacher/NN-key.pdf     as right and why, run-dependence, the common wrong answer; the
+                                    quiz's answers; the model solution (scripts/answer_key.py)
 
 The committed notebooks are the teacher's edition (`make test` proves their outputs are what the
-crate computes today), so nothing is re-executed here. The editions come from the cell tags
-(scripts/editions.py, tests/notebooks/teaching.py): the student's drops every cell tagged
-`answer` (a dropped Why leaves a box to write in), clears every output, puts a line to write the
-prediction on under each Predict, and replaces the exercise's model solution by `todo!(…)`; each
-edition has its own "How to use" text.
+crate computes today), so nothing is re-executed here. The editions come from the cell tags and
+the Predicts' metadata (scripts/editions.py, tests/notebooks/teaching.py): the student's drops
+every cell tagged `answer` (a dropped Why leaves a box to write in), clears every output, gives each
+asked value a labelled line, and replaces the exercise's model solution by `todo!(…)`; the printed
+worksheet (`editions.worksheet`) turns each code cell into "run cell N"; each edition has its own
+"How to use" text.
 
 Pages fit A4 and Letter portrait (A4 is the narrower): code and text outputs are at most 100
 columns (the teaching rules check that), set in a monospace font small enough for 100 columns to
@@ -39,6 +42,7 @@ from nbconvert import HTMLExporter
 
 import answer_key  # scripts/answer_key.py: handouts/teacher/NN-key.html and .pdf
 import editions  # scripts/editions.py: the teacher's, the student's and the learner's editions
+import vega_inline  # scripts/vega_inline.py: explorables live in the HTML, their picture on paper
 from doctor import find_chromium  # scripts/doctor.py: the same Chromium `make doctor` reports
 
 REPO = Path(__file__).resolve().parent.parent
@@ -71,6 +75,29 @@ td, th { overflow-wrap: break-word; font-size: 12px; }
 </style>
 """
 
+# The printed worksheet (editions.worksheet): labelled lines to write on, "run cell N" lines, the
+# parameters as a short list, a box to copy an output into. Greyscale, no code blocks.
+WORKSHEET_CSS = """
+<style>
+body { font-size: 12.5px; }
+.jp-Cell { padding-top: 1px !important; padding-bottom: 1px !important; }
+.jp-RenderedHTMLCommon p { margin-top: 0.3em !important; margin-bottom: 0.3em !important; }
+.answer-lines { margin: 0.2em 0 0.6em; break-inside: avoid-page; }
+.answer-lines .lines-title { margin: 0 0 0.1em !important; }
+.answer-line { border-bottom: 1px solid #333; height: 2.1em; display: flex; align-items: flex-end;
+  margin: 0 0 0.15em; }
+.answer-line .label { font-size: 11px; color: #222; width: 55%; padding-bottom: 2px; }
+p.run { font-size: 11.5px; color: #222; margin: 0.15em 0 !important; padding-left: 0.6em;
+  border-left: 3px solid #999; }
+ul.params { font-size: 11px; margin: 0.1em 0 0.4em; columns: 2; column-gap: 1.5em; }
+ul.params li { break-inside: avoid; }
+.copy-box { border: 1px dashed #555; min-height: 12em; margin: 0.3em 0 0.6em;
+  background-image: linear-gradient(#ddd 1px, transparent 1px), linear-gradient(90deg, #ddd 1px, transparent 1px);
+  background-size: 1em 1em; break-inside: avoid-page; }
+.why-box { min-height: 6em; }
+</style>
+"""
+
 # The editions are pure transforms (scripts/editions.py); `make lab`'s learner copies use them too.
 student_edition = editions.student_edition
 teacher_edition = editions.teacher_edition
@@ -78,13 +105,19 @@ runnable_from = editions.runnable_from
 
 
 def to_html(nb, edition: str) -> str:
+    """`nb` as a printable page; `edition` "teacher" (a notebook), or "student" (a worksheet from
+    editions.worksheet: markdown cells only)."""
+    # Explorables: live in the teacher's HTML (its PDF prints their picture), a picture in the worksheet.
+    nb = vega_inline.live_outputs(nb) if edition == "teacher" else vega_inline.static_outputs(nb)
     body, _ = HTMLExporter(template_name="lab").from_notebook_node(nb)
     # No network at print time: drop the CDN scripts (nothing here needs them).
     body = re.sub(r'<script[^>]*src="https?://[^"]*"[^>]*>\s*</script>', "", body)
     body = re.sub(r"<script[^>]*>\s*MathJax\.Hub\.Config.*?</script>", "", body, flags=re.S)
-    body = body.replace("</head>", PRINT_CSS + "</head>", 1)
+    body = body.replace("</head>", PRINT_CSS + (WORKSHEET_CSS if edition == "student" else "") + "</head>", 1)
+    body = vega_inline.add_scripts(body)  # Vega inlined where an explorable is (no network)
     label = {"teacher": "Teacher's edition: every answer and output.",
-             "student": "Student's worksheet: write your predictions, run the cells, explain why."}[edition]
+             "student": "Student's worksheet: predict on paper, run the numbered cells of the lab's .ipynb, "
+                        "explain why."}[edition]
     return re.sub(r"(<body[^>]*>)", rf'\1<div class="edition">reshard · {label}</div>', body, count=1)
 
 
@@ -111,9 +144,9 @@ def main(argv: list[str]) -> int:
         (args.out / edition).mkdir(parents=True, exist_ok=True)
     for path in notebooks:
         nb = nbformat.read(path, as_version=4)
-        books = {"teacher": teacher_edition(nb), "student": student_edition(nb)}
-        nbformat.write(runnable_from(books["student"], path.parent, args.out / "student"),
+        nbformat.write(runnable_from(student_edition(nb), path.parent, args.out / "student"),
                        args.out / "student" / path.name)
+        books = {"teacher": teacher_edition(nb), "student": editions.worksheet(nb)}
         for edition, book in books.items():
             html = args.out / edition / (path.stem + ".html")
             html.write_text(to_html(book, edition))

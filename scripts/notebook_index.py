@@ -111,7 +111,7 @@ The words every notebook and the crate use for the same things.
 | check row | `Check` | the document's figure beside this run's: ✓ the same, *corrected* the document is wrong, ≠ (x differs) your parameters are not the document's |
 | Predict, guess, Observe, Why | cell tags | the parts of a step: you write the guess on the first line of the cell under the Predict, whose rest observes; a student's worksheet drops the Why |
 | your predictions | `Predictions`, `book` | every guess kept with its measurement (in the kernel and in a file beside the notebook), tabled at the end of each lab |
-| exercise | `exercises` | a function you write from a stub (`todo!`); its check cell runs it against the crate's on thousands of inputs and prints the first difference |
+| exercise | `exercises` | a function you write from a stub (`todo!`); its check cell runs it on thousands of inputs, against the crate's answers (printing the first difference) or against the properties it must keep (printing each failed one with its smallest counterexample) |
 | lcm | — | the least common multiple of two numbers, the smallest number both divide: lcm(10, 11) = 110, lcm(10, 20) = 20 |
 | standard deviation | `std_dev` | how far a count strays from its mean, typically; "standard error" only ever means an estimate's standard deviation |
 """

@@ -29,7 +29,7 @@
 //!   (feature `charts`).
 //!
 //! Beside them, [`tutor`] sets each source document's figures beside this
-//! crate's ("document 89,813 · measured 89,813 ✓"), and `live` (features
+//! crate's ("reference 89,813 · measured 89,813 ✓"), and `live` (features
 //! `redis` and `proxies`) starts real servers — a Redis Cluster, twemproxy,
 //! nginx — to watch the predictions come true. Keys are
 //! hashed once with md5 ([`HashWidth`]) into [`HashedKeys`], which carry
@@ -69,16 +69,16 @@
 //!
 //! | feature | default | what it adds | crates it adds to the build |
 //! |---|---|---|---|
-//! | `charts` | yes | `present::charts`, `present::figures` and every result's chart methods: SVG drawn with plotters 0.3, shown as `<img>` data URIs | 5: plotters, plotters-backend, plotters-svg, num-traits, base64 |
+//! | `charts` | yes | `present::charts`, `present::figures` and every result's chart methods: SVG drawn with plotters 0.3, shown as `<img>` data URIs; `present::explorable`: charts with a slider, Vega-Lite specs built with serde_json | 10: plotters, plotters-backend, plotters-svg, num-traits, base64, serde_json, serde_core, itoa, memchr, zmij |
 //! | `cli` | yes | the `reshard` binary (it draws nothing, so it does not need `charts`); turns on `serde` | 24: clap and its 12, serde's 7, serde_json and its 3 |
 //! | `serde` | no | `Serialize`/`Deserialize` on the result types | 7: serde, serde_core, serde_derive, proc-macro2, quote, syn, unicode-ident |
 //! | `redis` | no | `reshard::live`: a local Redis Cluster (`redis-server`, `redis-cli` on `PATH`) | none (std only) |
 //! | `proxies` | no | `live`'s twemproxy and nginx (turns on `redis`) | none (std only) |
 //!
-//! Without features the crate builds 19 crates (itself, md-5, rayon,
-//! rand_chacha, libm and their dependencies); the default build 48. A
+//! Without features the crate builds 15 crates (itself, md-5, rayon, libm
+//! and their dependencies); the default build 44. A
 //! notebook's first cell takes `default-features = false, features =
-//! ["charts"]` (24 crates): `:dep reshard = { path = "..",
+//! ["charts"]` (25 crates): `:dep reshard = { path = "..",
 //! default-features = false, features = ["charts"] }`.
 //!
 //! plotters is part of this crate's API only under `charts`, and only in one
@@ -198,10 +198,12 @@ pub mod notebook {
     // each lab's measurements
     pub use crate::analysis::{
         resized, ring_share_sd, ArrangementSweep, BoundedLoads, FailureSweep, HotKeySplit, LoadSpread, LoadUnderSkew,
-        MiddleRemoval, ModuloSweep, NodeFailure, RequestBounds, VnodeSweep, WeightedShares,
+        MiddleRemoval, Migrations, ModuloSweep, NodeFailure, RequestBounds, VnodeSweep, WeightedShares,
     };
     // range sharding: a table that grows and splits, and what a scan costs
     pub use crate::analysis::{Arrival, Boundary, GrowthSettings, RangeGrowth, RangeLayout, RangeQuery};
+    // a cache behind a proxy: which reads miss, which are stale
+    pub use crate::analysis::{CacheCopies, CacheReads, ReadOutcome};
     // secondary indexes: local and global, the tail of a query that asks every shard, stale reads
     pub use crate::analysis::{
         postings_key, share_slow, term, AsyncIndex, FanOut, FanOutRun, FanOutSweep, GlobalIndex, IndexKind, IndexQuery,
@@ -217,7 +219,7 @@ pub mod notebook {
     #[cfg(feature = "charts")]
     pub use crate::present::charts::{self, Series, Style};
     #[cfg(feature = "charts")]
-    pub use crate::present::{failure_chart, load_chart, Figure};
+    pub use crate::present::{failure_chart, load_chart, Explorable, Figure, Format};
     // the tutor: the documents' figures beside this crate's, guesses, quizzes
     pub use crate::tutor::{exercises, Check, Checks, Guess, Params, Predictions, Quiz};
 }

@@ -12,7 +12,7 @@
 //! assert_eq!(PyRandom::new(42).getrandbits(32)?, 2_746_317_213);
 //! // Python: x = list(range(10)); random.Random(42).shuffle(x)
 //! let mut x: Vec<u32> = (0..10).collect();
-//! PyRandom::new(42).shuffle(&mut x);
+//! PyRandom::new(42).shuffle(&mut x)?;
 //! assert_eq!(x, [7, 3, 2, 8, 5, 6, 9, 4, 0, 1]);
 //! # Ok::<(), reshard::Error>(())
 //! ```
@@ -187,12 +187,37 @@ impl PyRandom {
     /// Python's `shuffle(x)`: for `i` from `len − 1` down to 1, swap `x[i]`
     /// with `x[randbelow(i + 1)]`. Slices longer than 2^32 draw 33 bits or
     /// more per swap, as Python does for such lists.
-    pub fn shuffle<T>(&mut self, x: &mut [T]) {
+    ///
+    /// A shuffle makes one draw per element after the first, so it fails
+    /// with [`Error::TooLarge`], before any draw (the slice and the
+    /// generator untouched), when those draws would be more than
+    /// [`Limits::max_requests`](crate::limits::Limits::max_requests): a
+    /// slice of zero-sized elements costs no memory however long it is, but
+    /// its shuffle still costs one draw per element.
+    ///
+    /// ```
+    /// use reshard::{Error, PyRandom};
+    /// // Python: x = list(range(5)); random.Random(7).shuffle(x); x == [4, 0, 3, 1, 2]
+    /// let mut x = [0, 1, 2, 3, 4];
+    /// PyRandom::new(7).shuffle(&mut x)?;
+    /// assert_eq!(x, [4, 0, 3, 1, 2]);
+    /// let mut endless = vec![(); 1 << 40]; // no memory, 2^40 draws
+    /// assert!(matches!(PyRandom::new(7).shuffle(&mut endless), Err(Error::TooLarge { .. })));
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn shuffle<T>(&mut self, x: &mut [T]) -> Result<()> {
+        crate::limits::check_hint(
+            "random draws of a shuffle (one per element after the first)",
+            x.len().saturating_sub(1) as u128,
+            crate::limits::current().max_requests,
+            "shuffle a shorter list (or raise limits::Limits::max_requests)",
+        )?;
         for i in (1..x.len()).rev() {
             // i < usize::MAX ≤ u64::MAX, so i + 1 fits; j ≤ i fits usize
             let j = self.below(i as u64 + 1) as usize;
             x.swap(i, j);
         }
+        Ok(())
     }
 }
 

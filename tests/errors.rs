@@ -396,7 +396,7 @@ fn check_rows_name_their_conditions() {
     assert_eq!(other.mark(), "≠ (points per node differs)");
     assert_eq!(other.within_theory(), Some(true));
     // only the parameter that differs is named as a condition
-    assert!(other.line().contains("document (points per node 150): 25.3%"), "{}", other.line());
+    assert!(other.line().contains("reference (points per node 150): 25.3%"), "{}", other.line());
     assert!(other.line().contains("this run (points per node 40): 24.0%"), "{}", other.line());
     let wrong = Check::percent("10 → 20, share moved", "95%", 0.5).corrected("a key stays when h % 20 < 10");
     assert_eq!(wrong.verdict(), Verdict::Corrected);
@@ -408,6 +408,6 @@ fn check_rows_name_their_conditions() {
     let other = Params::new().param("keys", 100_000, 20_000);
     let moved = Check::percent("10 → 20, share moved", "95%", 0.5).under(&other, &["keys"]).corrected("h % 20 < 10");
     let shown = Checks::new("t").with(moved).to_string();
-    assert!(shown.contains("≠ (keys differs) · the document's figure is corrected: h % 20 < 10"), "{shown}");
-    assert!(edited.to_string().contains("points per node 40 (document 150)"));
+    assert!(shown.contains("≠ (keys differs) · the reference figure is corrected: h % 20 < 10"), "{shown}");
+    assert!(edited.to_string().contains("points per node 40 (text 150)"));
 }

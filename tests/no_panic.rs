@@ -144,7 +144,7 @@ proptest! {
             let _ = r.getrandbits(m as u32);
             let _ = r.randbelow(n as u32);
             let mut x = vec![0u8; m.min(64)];
-            r.shuffle(&mut x);
+            r.shuffle(&mut x).unwrap();
         })?;
         no_panic("jump_hash", || jump_hash(seed, n as u32))?;
         no_panic("guava_consistent_hash", || guava_consistent_hash(seed, n as u32))?;

@@ -97,6 +97,40 @@ fn twemproxy_stores_each_key_once_and_a_fourth_server_takes_some() {
 }
 
 #[test]
+fn twemproxy_serves_the_old_copy_once_a_joined_server_leaves() {
+    if !proxies_here() {
+        return;
+    }
+    let keys = KeySet::users(2_000);
+    let config = NutcrackerConfig::named(["A", "B", "C"]).unwrap();
+    let mut proxy = Nutcracker::start(&config).unwrap();
+    assert_eq!(proxy.write_version(&keys, 1).unwrap().ok, 2_000);
+    let before = proxy.where_stored(&keys).unwrap();
+    let latest = |v: u32| vec![v; 2_000];
+    let all = proxy.read_versions(&keys).unwrap().against(&latest(1)).unwrap();
+    assert_eq!((all.fresh(), all.missed(), all.stale()), (2_000, 0, 0));
+    // D joins: what it takes misses; version 2 of every key goes where the proxy sends it now.
+    proxy.restart_with(&config.add_server("D", 1).unwrap()).unwrap();
+    let routed = proxy.where_routed(&keys).unwrap();
+    let moved = before.movement_to(&routed).unwrap().moved();
+    let joined = proxy.read_versions(&keys).unwrap().against(&latest(1)).unwrap();
+    assert_eq!((joined.missed(), joined.fresh()), (moved, 2_000 - moved));
+    proxy.write_version(&keys, 2).unwrap();
+    // D leaves: the keys it took are read from their old backend, which kept version 1.
+    proxy.restart_with(&config).unwrap();
+    let left = proxy.read_versions(&keys).unwrap();
+    let reads = left.against(&latest(2)).unwrap();
+    assert_eq!((reads.stale(), reads.missed(), reads.fresh(), left.errors().0), (moved, 0, 2_000 - moved, 0));
+    // redis-cli, through the proxy, reads one moved key's old value
+    let i = (0..2_000).find(|&i| routed.owner(i) == Some("D")).unwrap();
+    assert_eq!(redis_cli(proxy.port(), &["GET", &keys.key(i)]), "1");
+    // a value that is not a version is a failed read, not a hit
+    assert_eq!(redis_cli(proxy.port(), &["SET", &keys.key(0), "x"]), "OK");
+    assert_eq!(proxy.read_versions(&keys).unwrap().errors().0, 1);
+    assert!(proxy.write_version(&keys, 0).is_err());
+}
+
+#[test]
 fn twemproxy_ejects_a_stopped_backend() {
     if !proxies_here() {
         return;

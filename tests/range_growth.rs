@@ -194,7 +194,7 @@ fn check(keys: &[Vec<u8>], start: RangeLayout, threshold: u64, factor: Option<f6
     let set = KeySet::from_keys(keys).unwrap();
     let mut order: Vec<usize> = (0..keys.len()).collect();
     if let Arrival::Shuffled(seed) = arrival {
-        PyRandom::new(seed).shuffle(&mut order);
+        PyRandom::new(seed).shuffle(&mut order).unwrap();
     }
     let mut s = GrowthSettings::new(threshold).arrival(arrival);
     if let Some(f) = factor {

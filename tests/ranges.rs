@@ -393,3 +393,22 @@ fn every_error_says_what_to_change() {
     );
     expect_err("no keys", || RangeQuery::measure(&KeySet::plain(0), &kr, None, None), |e| *e == Error::NoKeys, "empty");
 }
+
+/// A 128-bit hash range table refuses keys hashed at 32 bits, whose hashes
+/// all sit below 2^32, in its first range (they loaded [1000, 0, 0, 0]);
+/// keys hashed at 128 bits under a 32-bit table are read at 32 bits, the
+/// same owners as the 32-bit key set.
+#[test]
+fn a_wide_hash_range_table_refuses_narrow_keys() {
+    let narrow = KeySet::plain(1_000).hashed(HashWidth::Bits32).unwrap();
+    let wide = KeySet::plain(1_000).hashed(HashWidth::Bits128).unwrap();
+    let t128 = HashRanges::new(4).unwrap().with_width(HashWidth::Bits128).unwrap().with_even_split(4).unwrap();
+    let is_width = |e: &Error| matches!(e, Error::OutOfRange { what: "hash width of the keys", .. });
+    expect_err("LoadReport, 32-bit keys", || LoadReport::measure(&narrow, &t128), is_width, "HashWidth::Bits128");
+    let grown = t128.add_node("4").unwrap();
+    expect_err("Movement, 32-bit keys", || Movement::measure(&narrow, &t128, &grown), is_width, "first range");
+    let counts = LoadReport::measure(&wide, &t128).unwrap().counts().to_vec();
+    assert!(counts.iter().all(|&c| c > 150), "{counts:?}");
+    let t32 = HashRanges::new(4).unwrap().with_even_split(4).unwrap();
+    assert_eq!(t32.assign(&wide), t32.assign(&narrow));
+}

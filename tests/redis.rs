@@ -57,7 +57,19 @@ fn grow_and_shrink_exactly_as_predicted() {
     left.extend(new);
     let table = cluster.slots().unwrap();
     let plan = table.rebalance(true).unwrap();
+    let migrates = |c: &RedisCluster, n: &str| c.command_calls(n, "MIGRATE").unwrap();
+    let ran_before: Vec<u64> = ["A", "B", "C"].iter().map(|n| migrates(&cluster, n)).collect();
     let run = cluster.rebalance(100).unwrap();
+    // redis-cli sends one MIGRATE per slot that holds keys (no slot holds 100 here), as the
+    // servers' own key counts per slot (CLUSTER COUNTKEYSINSLOT, before) say.
+    assert!(before.keys_per_slot().iter().all(|&k| k <= 100));
+    let cost = reshard::analysis::Migrations::of(&plan, &hashed, 100).unwrap();
+    for (i, n) in ["A", "B", "C"].iter().enumerate() {
+        let full = plan.moves().iter().filter(|m| m.from == *n).flat_map(|m| &m.slots);
+        let expected = full.filter(|&&s| before.keys_per_slot()[usize::from(s)] > 0).count() as u64;
+        assert_eq!(migrates(&cluster, n) - ran_before[i], expected, "MIGRATEs run by {n}");
+        assert_eq!(cost.calls_from(n), expected, "MIGRATEs predicted for {n}");
+    }
     let said: Vec<(String, String, usize)> =
         plan.moves().iter().map(|m| (m.from.clone(), m.to.clone(), m.slots.len())).collect();
     assert_eq!(run.moves(), said, "redis-cli printed other moves:\n{}", run.output);
@@ -82,9 +94,14 @@ fn grow_and_shrink_exactly_as_predicted() {
     // Shrink: B's slots go to the others, then B leaves.
     let table = cluster.slots().unwrap();
     let drain = table.drain("B", &["A", "C", "D"]).unwrap();
+    let ran_before = migrates(&cluster, "B");
     for m in drain.moves() {
-        cluster.reshard(&m.from, &m.to, m.slots.len(), 100).unwrap();
+        cluster.reshard(&m.from, &m.to, m.slots.len(), 1).unwrap(); // one key per MIGRATE
     }
+    // At --cluster-pipeline 1, B runs one MIGRATE per key it holds: its DBSIZE before.
+    let b_keys = after.keys_per_node()[after.slots().nodes().iter().position(|n| n == "B").unwrap()];
+    assert_eq!(migrates(&cluster, "B") - ran_before, b_keys);
+    assert_eq!(reshard::analysis::Migrations::of(&drain, &hashed, 1).unwrap().calls(), b_keys);
     cluster.del_node("B").unwrap();
     let again = cluster.del_node("B").unwrap_err().to_string();
     assert!(again.contains("node B is not in the cluster any more: del_node removed it"), "{again}");

@@ -199,3 +199,63 @@ fn resized_from_a_huge_count_is_refused_at_once() {
     assert!(matches!(err, Error::TooLarge { what: "nodes", .. }), "{err}");
     assert!(reshard::analysis::resized(&ring, 3, 1usize << 63).is_err());
 }
+
+/// A shuffle draws once per element after the first: 2³³ zero-sized
+/// elements cost no memory but 2³³ draws (call 98 of the probes ran for
+/// hours). It is refused before any draw, the slice and the generator
+/// untouched; within the limit it is still Python's shuffle.
+#[test]
+fn a_shuffle_past_the_draw_limit_is_refused() {
+    let mut nothing = vec![(); 1usize << 33];
+    let mut r = PyRandom::new(42);
+    refused_at_once("shuffle of 2^33 ()", || r.shuffle(&mut nothing));
+    // the generator is untouched: random.Random(42)'s first draw is still to come
+    assert_eq!(r.getrandbits(32).unwrap(), 2_746_317_213);
+    // max_requests + 2 elements: one draw past the limit
+    let mut past = vec![(); reshard::limits::current().max_requests as usize + 2];
+    refused_at_once("shuffle one draw past the limit", || PyRandom::new(1).shuffle(&mut past));
+    // Python: x = list(range(10)); random.Random(42).shuffle(x)
+    let mut x: Vec<u32> = (0..10).collect();
+    PyRandom::new(42).shuffle(&mut x).unwrap();
+    assert_eq!(x, [7, 3, 2, 8, 5, 6, 9, 4, 0, 1]);
+}
+
+/// An arrival order is as long as the key count asked: past the key limit
+/// it is refused before anything is allocated (`order(usize::MAX)` built
+/// 2³² − 1 indices, 16 GiB, and silently stopped there).
+#[test]
+fn an_arrival_order_past_the_key_limit_is_refused() {
+    for arrival in [Arrival::KeyOrder, Arrival::Shuffled(7)] {
+        refused_at_once("order(usize::MAX)", || arrival.order(usize::MAX));
+        let over = reshard::limits::current().max_keys as usize + 1;
+        refused_at_once("order(max_keys + 1)", || arrival.order(over));
+        assert_eq!(arrival.order(0).unwrap(), Vec::<u32>::new());
+    }
+    // python3: x = list(range(10)); random.Random(7).shuffle(x)
+    assert_eq!(Arrival::Shuffled(7).order(10).unwrap(), [8, 3, 1, 4, 7, 0, 9, 6, 2, 5]);
+}
+
+/// Several attributes at once are checked against the entry limit (rows ×
+/// attributes) before a single value is asked for: 20,000,000 rows × 3
+/// attributes first held every row's three values in memory (past 3.8 GB,
+/// an abort) and only then was refused.
+#[test]
+fn attributes_past_the_entry_limit_are_refused_before_any_value() {
+    let rows = Rows::new(&KeySet::plain(10_000_000)).unwrap();
+    let asked = std::sync::atomic::AtomicUsize::new(0);
+    let values = |_: &str| {
+        asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        vec!["x".to_string(); 3]
+    };
+    refused_at_once("3 attributes of 10M rows", || rows.clone().with_attributes(&["a", "b", "c"], values));
+    assert_eq!(asked.load(std::sync::atomic::Ordering::Relaxed), 0);
+    // a name twice, and a row with too few values, as before
+    let small = Rows::new(&KeySet::plain(3)).unwrap();
+    let twice = small.clone().with_attributes(&["a", "a"], |_| vec!["x".into(), "y".into()]);
+    assert_eq!(twice.unwrap_err(), Error::DuplicateAttribute("a".into()));
+    let short =
+        small.clone().with_attributes(&["a", "b"], |k| if k == "key2" { vec![] } else { vec!["x".into(), "y".into()] });
+    assert!(matches!(short, Err(Error::LengthMismatch { expected: 2, given: 0, .. })), "{short:?}");
+    let ok = small.with_attributes(&["a", "b"], |k| vec![k.to_string(), "y".into()]).unwrap();
+    assert_eq!((ok.value(2, "a"), ok.value(0, "b")), (Some("key2"), Some("y")));
+}

@@ -139,3 +139,50 @@ fn bad_times_say_what_to_change() {
         "fewer trials",
     );
 }
+
+/// A period below a picosecond is refused: at 5e-324 ms (period, jitter
+/// and lag alike) the formula's products lost their digits and gave 0, not
+/// the ½ that any other scale gives.
+#[test]
+fn a_period_near_the_smallest_floats_is_refused() {
+    for period in [5e-324, 1e-300, 1e-10] {
+        expect_err(
+            "AsyncIndex::new(tiny)",
+            || AsyncIndex::new(period),
+            |e| matches!(e, Error::BadNumber { what: "period_ms", .. }),
+            "1e-9",
+        );
+    }
+    // the same shape at the smallest period and at 1 ms: a read one period
+    // late, with a period of jitter, misses half the time
+    for p in [reshard::analysis::stale_reads::MIN_PERIOD_MS, 1.0] {
+        let i = AsyncIndex::new(p).unwrap().with_jitter(p).unwrap();
+        assert_eq!(i.miss_probability(p).unwrap(), 0.5, "period {p}");
+    }
+}
+
+/// A sweep's lags are runs, each seeding a generator: forty million lags
+/// of one trial each passed the draw limit (forty million draws) and ran
+/// for minutes. Each run now counts at least 624 draws.
+#[test]
+fn many_runs_of_few_trials_count_their_seeding() {
+    let i = AsyncIndex::new(100.0).unwrap();
+    let lags = vec![10.0; 100_000];
+    let t0 = std::time::Instant::now();
+    expect_err(
+        "sweep of 100,000 one-trial runs",
+        || i.sweep(&lags, &Simulation::new(1)),
+        |e| matches!(e, Error::TooLarge { asked: 62_400_000, .. }),
+        "at least 624",
+    );
+    assert!(t0.elapsed().as_secs_f64() < 1.0);
+    assert_eq!(i.sweep(&lags[..1_000], &Simulation::new(1)).unwrap().rows().len(), 1_000);
+    let shard = reshard::analysis::Latency::two_point(10.0, 200.0, 0.01).unwrap();
+    let counts = vec![1; 100_000];
+    expect_err(
+        "fan-out sweep of 100,000 one-trial runs",
+        || reshard::analysis::FanOutSweep::run(&shard, &counts, 10.0, &Simulation::new(1)),
+        |e| matches!(e, Error::TooLarge { asked: 62_400_000, .. }),
+        "at least 624",
+    );
+}

@@ -72,6 +72,22 @@ impl BoundedLoads {
     ///
     /// Fails like [`Ring::new`], [`Ring::with_vnodes`] and
     /// [`Bounded::with_epsilon`] do (0 nodes, 0 points per node, ε ≤ 0).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::analysis::BoundedLoads;
+    /// use reshard::prelude::*;
+    /// let keys = KeySet::plain(1_000).hashed(HashWidth::Bits128)?;
+    /// let b = BoundedLoads::measure(&keys, 4, 5, &[10], &[0.5])?;
+    /// let (plain, bounded) = (&b.rows()[0], &b.rows()[1]); // the plain ring, then ε = 0.5
+    /// // the plain row is the 10-point ring grown 4 → 5, as Movement measures it
+    /// let m = Movement::measure(&keys, &Ring::new(4)?.with_vnodes(10)?, &Ring::new(5)?.with_vnodes(10)?)?;
+    /// assert_eq!((plain.moved, plain.between_kept, plain.cap), (m.moved(), 0, None));
+    /// assert_eq!(bounded.cap, Some(300)); // ⌈(1 + 0.5) · 1,000 / 5⌉
+    /// assert!(bounded.busiest <= 300);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure(keys: &HashedKeys, from: usize, to: usize, points: &[usize], epsilons: &[f64]) -> Result<Self> {
         let rings = epsilons.len() as u128 + 1;
         crate::limits::check_hint(

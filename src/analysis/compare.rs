@@ -345,6 +345,26 @@ impl Comparison {
     /// Fails (with the constructors' errors) on 0 nodes, more nodes than
     /// some scheme takes (e.g. more than 1000 for the fixed shards), or a
     /// change too large for a movement matrix.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{jump_hash, CompareSettings, Comparison, HashWidth, KeySet, Scheme};
+    /// let keys = KeySet::plain(2_000).hashed(HashWidth::Bits128)?;
+    /// let no_timing = CompareSettings { timed_keys: 0, ..Default::default() };
+    /// let c = Comparison::measure(&keys, 10, 11, &no_timing)?;
+    /// assert_eq!(c.floor(), 1.0 / 11.0); // |11 − 10| / 11
+    /// // hash % N and jump, counted by hand (jump reads the top 64 bits of a 128-bit hash)
+    /// let modulo = keys.hashes().iter().filter(|&&h| h % 10 != h % 11).count() as u64;
+    /// let mut jump = 0;
+    /// for &h in keys.hashes() {
+    ///     jump += u64::from(jump_hash((h >> 64) as u64, 10)? != jump_hash((h >> 64) as u64, 11)?);
+    /// }
+    /// assert_eq!(c.row(Scheme::Modulo).unwrap().moved, modulo);
+    /// assert_eq!(c.row(Scheme::Jump).unwrap().moved, jump);
+    /// assert_eq!(c.row(Scheme::Jump).unwrap().lookup_ns, None); // nothing timed
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure(keys: &HashedKeys, from: usize, to: usize, settings: &CompareSettings) -> Result<Comparison> {
         let set = settings;
         // Every scheme built before any keys are placed, so bad input fails at once.

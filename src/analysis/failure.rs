@@ -35,6 +35,26 @@ pub struct NodeFailure {
 impl NodeFailure {
     /// Remove node `failed` from `placement` and measure requests per
     /// node before and after.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::prelude::*;
+    /// use reshard::NodeFailure;
+    /// let keys = KeySet::users(1_000).hashed(HashWidth::Bits32)?;
+    /// let one_each = Workload::from_counts(vec![1; 1_000], 0.0, 0)?; // one request per key
+    /// // one point per node, md5 mod 2^32 of "C#0" < "B#0" < "A#0" (Python's hashlib):
+    /// // 567,359,856 < 1,021,159,618 < 3,555,415,914, so A serves (B's point, A's point]
+    /// let ring = Ring::named(["A", "B", "C"])?;
+    /// let f = NodeFailure::measure(&keys, &one_each, &ring, "A")?;
+    /// let on_a = keys.hashes().iter().filter(|&&h| h > 1_021_159_618 && h <= 3_555_415_914).count();
+    /// assert_eq!(f.failed_load(), on_a as u64);
+    /// // A's keys walk on clockwise, past the top, to C's point: C is the only heir
+    /// assert_eq!(f.survivors(), ["B", "C"]);
+    /// assert_eq!(f.after(), [f.before()[0], f.before()[1] + f.failed_load()]);
+    /// assert_eq!((f.heirs(), f.biggest_heir_share()), (1, 1.0));
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure<P: Placement>(
         keys: &HashedKeys,
         workload: &Workload,
@@ -152,6 +172,22 @@ pub struct FailureSweep {
 impl FailureSweep {
     /// `n` nodes; node `failed` fails; for each count in `vnode_counts`,
     /// `arrangements` rings.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::prelude::*;
+    /// use reshard::FailureSweep;
+    /// let keys = KeySet::plain(1_000).hashed(HashWidth::Bits128)?;
+    /// let flat = Workload::zipf(keys.len(), 0.0, 10_000, 1)?;
+    /// let s = FailureSweep::measure(&keys, &flat, 5, "0", &[1], 3)?;
+    /// // one point per node: in every arrangement the failed node's arc falls whole
+    /// // to the next point clockwise, one heir taking all of it
+    /// assert_eq!(s.rows()[0].mean_heir_share, 1.0);
+    /// let hrw = s.rendezvous(); // rendezvous deals it out to the others
+    /// assert_eq!((hrw.survivors().len(), hrw.heirs()), (4, 4));
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure(
         keys: &HashedKeys,
         workload: &Workload,

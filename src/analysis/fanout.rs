@@ -71,6 +71,23 @@ impl FanOut {
     /// ([`Error::NoNodes`]), more shards than [`Limits::max_nodes`](crate::limits::Limits::max_nodes)
     /// (an endless iterator is read one past it), and more distinct
     /// samples, all shards together, than [`Limits::max_keys`](crate::limits::Limits::max_keys).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::analysis::{FanOut, Latency};
+    /// let a = Latency::two_point(10.0, 200.0, 0.01)?; // 10 ms, or 200 ms one time in 100
+    /// let b = Latency::two_point(5.0, 50.0, 0.1)?; // 5 ms, or 50 ms one time in 10
+    /// let both = FanOut::new([a, b])?;
+    /// // P(max ≤ t) = F_a(t) · F_b(t)
+    /// assert_eq!(both.cdf(10.0), (1.0 - 0.01) * (1.0 - 0.1));
+    /// assert_eq!(both.cdf(50.0), 1.0 - 0.01);
+    /// // the median: the first support value (5, 10, 50, 200) where the product reaches ½;
+    /// // p99: at 10 ms it is 0.891, at 50 ms 0.99
+    /// assert_eq!((both.p50(), both.p99()), (10.0, 50.0));
+    /// assert!(FanOut::new(Vec::new()).is_err());
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn new(shards: impl IntoIterator<Item = Latency>) -> Result<FanOut> {
         let cap = usize::try_from(limits::current().max_nodes).unwrap_or(usize::MAX).saturating_add(1);
         let shards: Vec<Latency> = shards.into_iter().take(cap).collect();
@@ -274,8 +291,26 @@ impl FanOutSweep {
     ///
     /// Fails on an empty list ([`Error::OutOfRange`]), a count of 0
     /// ([`Error::NoNodes`]), a `slower_than_ms` that is not a finite number
-    /// ≥ 0, and on all counts' draws together (queries × shards) over
+    /// ≥ 0, and on all counts' draws together (queries × shards, each count
+    /// at least 624: a seeded generator makes its first 624 at once) over
     /// [`Limits::max_requests`](crate::limits::Limits::max_requests).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::analysis::{FanOutSweep, Latency, Simulation};
+    /// let shard = Latency::two_point(10.0, 200.0, 0.01)?;
+    /// let sweep = FanOutSweep::run(&shard, &[1, 10], 10.0, &Simulation::new(20_000).seed(1))?;
+    /// for row in sweep.rows() {
+    ///     let formula = 1.0 - 0.99_f64.powi(row.shards as i32); // 1 − (1 − p)^N
+    ///     assert!((row.share_slower - formula).abs() < 1e-12);
+    ///     // the simulation lands within 4 binomial standard deviations of it
+    ///     assert!((row.share_simulated - formula).abs() < 4.0 * (formula * (1.0 - formula) / 20_000.0).sqrt());
+    /// }
+    /// // ten shards: P(max ≤ 10 ms) = 0.99^10 < 0.99, so the p99 is the slow time
+    /// assert_eq!((sweep.rows()[1].p50, sweep.rows()[1].p99), (10.0, 200.0));
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn run(latency: &Latency, shards: &[usize], slower_than_ms: f64, sim: &Simulation) -> Result<FanOutSweep> {
         if shards.is_empty() {
             return Err(Error::OutOfRange {
@@ -285,8 +320,7 @@ impl FanOutSweep {
             });
         }
         let t = check_ms("slower_than_ms", slower_than_ms)?;
-        let total = shards.iter().fold(0u128, |a, &n| a.saturating_add(limits::product(n, sim.trials())));
-        sim.check(total)?;
+        sim.check_runs(shards.iter().map(|&n| limits::product(n, sim.trials())))?;
         let mut rows = Vec::with_capacity(shards.len());
         for &n in shards {
             let f = FanOut::copies(latency, n)?;

@@ -65,6 +65,30 @@ impl HotKeySplit {
     /// `placement`. A share `read_share` of their requests are reads (each
     /// asks every node that holds a sub-key of its key once), the rest
     /// writes (each goes to one sub-key). One way is the keys unsplit.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::prelude::*;
+    /// use reshard::HotKeySplit;
+    /// use std::collections::HashSet;
+    /// let keys = KeySet::plain(1_000).hashed(HashWidth::Bits128)?;
+    /// let hot = Workload::zipf(keys.len(), 1.0, 10_000, 1)?;
+    /// let hrw = Rendezvous::new(4)?;
+    /// let s = HotKeySplit::measure(&keys, &hot, &hrw, 1, &[1, 8], 0.25)?;
+    /// let (unsplit, eight) = (&s.rows()[0], &s.rows()[1]);
+    /// assert_eq!(unsplit.loads, s.before()); // one way: nothing changes
+    /// // key0's requests, a quarter of them reads
+    /// let (c, key) = (hot.counts()[0], s.key());
+    /// assert_eq!((key, s.reads()), ("key0", (c as f64 * 0.25).round() as u64));
+    /// // a read asks every node that holds one of "key0#0" … "key0#7", found by hand
+    /// let holders: HashSet<&str> = (0..8).map(|j| hrw.owner(Key::new(&format!("{key}#{j}"), HashWidth::Bits128))).collect();
+    /// assert_eq!(eight.nodes_per_read, holders.len());
+    /// // each write costs one request, each read one per node it asks
+    /// let writes = c - s.reads();
+    /// assert_eq!(eight.hot_cost, writes + s.reads() * holders.len() as u64);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure<P: Locate + ?Sized>(
         keys: &HashedKeys,
         workload: &Workload,

@@ -97,6 +97,23 @@ impl Latency {
     /// order). Fails on an empty list ([`Error::NoSamples`]), a sample that
     /// is NaN, infinite or negative ([`Error::BadSample`], naming its
     /// position), and more samples than the limits allow.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::analysis::Latency;
+    /// let samples = [12.0, 3.0, 5.0, 5.0, 40.0, 7.0, 9.0, 1.0];
+    /// let l = Latency::from_samples(&samples)?;
+    /// let mut sorted = samples;
+    /// sorted.sort_by(f64::total_cmp);
+    /// for q in [0.1, 0.25, 0.5, 0.9, 1.0] {
+    ///     let rank = (q * 8.0_f64).ceil() as usize; // x⌈q·n⌉, counted from 1
+    ///     assert_eq!(l.quantile(q)?, sorted[rank - 1]);
+    /// }
+    /// assert_eq!(l.cdf(5.0), 4.0 / 8.0); // 1, 3, 5, 5
+    /// assert!(Latency::from_samples(&[]).is_err() && Latency::from_samples(&[-1.0]).is_err());
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn from_samples(samples: &[f64]) -> Result<Latency> {
         Ok(Latency { kind: Kind::Samples(sorted_samples(samples, None)?) })
     }

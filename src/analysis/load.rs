@@ -27,6 +27,22 @@ pub struct LoadReport {
 
 impl LoadReport {
     /// Place every key and count per node.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{HashWidth, KeySet, LoadReport, Modulo};
+    /// let keys = KeySet::plain(3_000).hashed(HashWidth::Bits128)?;
+    /// let load = LoadReport::measure(&keys, &Modulo::new(3)?)?;
+    /// // hash % 3, counted by hand
+    /// let mut by_hand = [0u64; 3];
+    /// for &h in keys.hashes() {
+    ///     by_hand[(h % 3) as usize] += 1;
+    /// }
+    /// assert_eq!(load.counts(), by_hand);
+    /// assert_eq!(load.nodes(), ["0", "1", "2"]);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure<P: Placement>(keys: &HashedKeys, placement: &P) -> Result<LoadReport> {
         placement.check_cost(keys)?;
         let owners = placement.assign(keys);

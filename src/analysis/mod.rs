@@ -6,6 +6,8 @@
 //! charts).
 
 pub mod bounded;
+pub mod cache_copies;
+mod chacha;
 pub mod compare;
 pub mod failure;
 pub mod fanout;
@@ -15,6 +17,7 @@ pub mod index_access;
 pub mod latency;
 pub mod load;
 pub mod memory;
+pub mod migrations;
 pub mod modulo;
 pub mod movement;
 pub mod range_layout;
@@ -34,6 +37,7 @@ pub mod weights;
 pub mod workload;
 
 pub use bounded::{BoundedLoads, BoundedRow};
+pub use cache_copies::{CacheCopies, CacheReads, ReadOutcome};
 pub use compare::{resized, CompareSettings, Comparison, Scheme, SchemeRow};
 pub use failure::{FailureRow, FailureSweep, NodeFailure};
 pub use fanout::{share_slow, FanOut, FanOutRow, FanOutRun, FanOutSweep};
@@ -42,6 +46,7 @@ pub use index_access::{IndexKind, IndexQuery, IndexWrite, ShardRead, ShardWrite}
 pub use latency::Latency;
 pub use load::LoadReport;
 pub use memory::MemoryEstimate;
+pub use migrations::Migrations;
 pub use modulo::{count_moved_streaming, keys_changing_shard, modulo_period, modulo_rule};
 pub use movement::Movement;
 pub use range_layout::{Boundary, RangeLayout};

@@ -50,6 +50,20 @@ pub struct Movement {
 impl Movement {
     /// Place every key with `before` and with `after`, and count.
     ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{HashWidth, KeySet, Modulo, Movement};
+    /// let keys = KeySet::plain(3_000).hashed(HashWidth::Bits128)?;
+    /// let m = Movement::measure(&keys, &Modulo::new(3)?, &Modulo::new(4)?)?;
+    /// // by hand: a key moves when h % 3 ≠ h % 4; it lands on the new node "3" when h % 4 = 3
+    /// let moved = keys.hashes().iter().filter(|&&h| h % 3 != h % 4).count() as u64;
+    /// let to_new = keys.hashes().iter().filter(|&&h| h % 4 == 3).count() as u64;
+    /// assert_eq!((m.moved(), m.to_added(), m.between_kept()), (moved, to_new, moved - to_new));
+    /// assert_eq!(m.keys(), 3_000);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    ///
     /// The old→new matrix is dense, so at most
     /// [`Limits::max_nodes`](limits::Limits::max_nodes) distinct node names
     /// may take part, and at most 8,192 however high that limit is raised

@@ -62,6 +62,29 @@ impl RangeQuery {
     /// range holding a row of the interval.
     ///
     /// Fails on an empty key set and on keys over the limits.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::analysis::RangeQuery;
+    /// use reshard::prelude::*;
+    /// use std::collections::BTreeSet;
+    /// let keys = KeySet::new("k", 1_000); // k0 … k999
+    /// let (lo, hi) = ("k40", "k45");
+    /// // the rows of [k40, k45) in byte order, found by hand: k40 … k44 and k400 … k449
+    /// let rows: Vec<String> = keys.iter().filter(|k| k.as_str() >= lo && k.as_str() < hi).collect();
+    /// assert_eq!(rows.len(), 55);
+    /// let by_key = KeyRanges::named(letters("ABCD"))?.with_boundaries(["k3", "k5", "k7"])?;
+    /// let q = RangeQuery::measure(&keys, &by_key, Some(lo.as_bytes()), Some(hi.as_bytes()))?;
+    /// assert_eq!((q.rows(), q.parts().len(), q.parts()[0].range), (55, 1, 1)); // all in [k3, k5)
+    /// // four even hash ranges of [0, 2^32): a row's range is its hash's top 2 bits
+    /// let by_hash = HashRanges::named(letters("ABCD"))?.with_even_split(4)?;
+    /// let h = RangeQuery::measure(&keys, &by_hash, Some(lo.as_bytes()), Some(hi.as_bytes()))?;
+    /// let held: BTreeSet<usize> = rows.iter().map(|k| (HashWidth::Bits32.hash(k.as_bytes()) >> 30) as usize).collect();
+    /// assert_eq!(h.parts().iter().map(|p| p.range).collect::<BTreeSet<_>>(), held);
+    /// assert_eq!(h.nodes_routed().len(), 4); // a router must ask every range's node
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure(
         keys: &KeySet,
         layout: impl Into<RangeLayout>,

@@ -147,6 +147,24 @@ impl MiddleRemoval {
     ///
     /// Fails when `n < 2`, `remove ≥ n`, or `n` is more than a scheme takes
     /// (1000 for the fixed shards).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{HashWidth, KeySet, MiddleRemoval};
+    /// let keys = KeySet::plain(1_000).hashed(HashWidth::Bits128)?;
+    /// let r = MiddleRemoval::measure(&keys, 5, 2)?;
+    /// let row = |short: &str| r.rows().iter().find(|x| x.short == short).unwrap();
+    /// // hash % N by hand: node 2 of 0…4 removed, 3 and 4 renumbered 2 and 3 …
+    /// let name_after = |j: u128| if j < 2 { j } else { j + 1 };
+    /// let renumbered = keys.hashes().iter().filter(|&&h| h % 5 != name_after(h % 4)).count();
+    /// // … or the last node, 4, removed instead
+    /// let last = keys.hashes().iter().filter(|&&h| h % 5 != h % 4).count();
+    /// assert_eq!((row("mod ren.").moved, row("mod last").moved), (renumbered as u64, last as u64));
+    /// // the ring moves node 2's keys and nothing else
+    /// assert_eq!((row("ring").between_kept, row("ring").from_removed), (0, row("ring").moved));
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure(keys: &HashedKeys, n: usize, remove: usize) -> Result<MiddleRemoval> {
         middle_removal(keys, n, remove)
     }

@@ -60,6 +60,24 @@ pub struct CopyMovement {
 impl CopyMovement {
     /// Each scheme before and after node `new_node` joins, `rf` copies per
     /// key.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::prelude::*;
+    /// use reshard::jump_hash;
+    /// let keys = KeySet::plain(1_000).hashed(HashWidth::Bits128)?;
+    /// let m = CopyMovement::measure(&keys, &[Replicated::Jump(Jump::new(4)?)], 2, "4")?;
+    /// // by hand: a key's 2 copies sit on its jump bucket (of the top 64 bits) and the next
+    /// let mut made = 0;
+    /// for &h in keys.hashes() {
+    ///     let (b4, b5) = (jump_hash((h >> 64) as u64, 4)?, jump_hash((h >> 64) as u64, 5)?);
+    ///     let old = [b4, (b4 + 1) % 4];
+    ///     made += [b5, (b5 + 1) % 5].iter().filter(|b| !old.contains(b)).count() as u64;
+    /// }
+    /// assert_eq!(m.rows()[0].copies_moved, made);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure(keys: &HashedKeys, schemes: &[Replicated], rf: usize, new_node: &str) -> Result<CopyMovement> {
         let first = schemes.first().ok_or_else(|| Error::OutOfRange {
             what: "schemes to compare (count)",

@@ -54,6 +54,23 @@ impl RequestBounds {
     /// `n` nodes on a ring with `vnodes` points each; the plain ring, then
     /// [`Bounded::assign_weighted`] for each ε; before and after node
     /// `new_node` joins.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::prelude::*;
+    /// use reshard::RequestBounds;
+    /// let keys = KeySet::plain(1_000).hashed(HashWidth::Bits128)?;
+    /// let w = Workload::zipf(keys.len(), 0.5, 10_000, 1)?;
+    /// let b = RequestBounds::measure(&keys, &w, 4, 10, &[0.5], "4")?;
+    /// let (plain, bounded) = (&b.rows()[0], &b.rows()[1]);
+    /// // the plain row is the 10-point ring grown 4 → 5 (the new node is "4")
+    /// let m = Movement::measure(&keys, &Ring::new(4)?.with_vnodes(10)?, &Ring::new(5)?.with_vnodes(10)?)?;
+    /// assert_eq!((plain.displaced_keys, plain.moved_keys, plain.capacity), (0, m.moved(), None));
+    /// assert_eq!((b.fair(), bounded.capacity), (2_500.0, Some(3_750))); // ⌈1.5 · 10,000 / 4⌉
+    /// assert!(bounded.busiest <= 3_750);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure(
         keys: &HashedKeys,
         workload: &Workload,

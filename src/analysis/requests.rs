@@ -57,6 +57,23 @@ pub struct RequestLoad {
 impl RequestLoad {
     /// Place every key and add up, per node, its keys and their requests.
     /// Fails when the workload is over a different number of keys.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{HashWidth, KeySet, Modulo, RequestLoad, Workload};
+    /// let keys = KeySet::plain(1_000).hashed(HashWidth::Bits128)?;
+    /// let hot = Workload::zipf(keys.len(), 1.0, 10_000, 1)?;
+    /// let load = RequestLoad::measure(&keys, &hot, &Modulo::new(3)?)?;
+    /// // by hand: key i's requests go to node h_i % 3
+    /// let mut by_hand = [0u64; 3];
+    /// for (&h, &c) in keys.hashes().iter().zip(hot.counts()) {
+    ///     by_hand[(h % 3) as usize] += c;
+    /// }
+    /// assert_eq!(load.requests(), by_hand);
+    /// assert_eq!(load.total_requests(), 10_000);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure<P: Placement + ?Sized>(
         keys: &HashedKeys,
         workload: &Workload,
@@ -149,6 +166,27 @@ impl LoadUnderSkew {
     ///
     /// Fails on no schemes or no workloads ([`Error::OutOfRange`]: there
     /// is nothing to measure), and as [`RequestLoad::measure`] does.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::prelude::*;
+    /// use reshard::{jump_hash, LoadUnderSkew};
+    /// let keys = KeySet::plain(100).hashed(HashWidth::Bits128)?;
+    /// let even = Workload::from_counts(vec![10; 100], 0.0, 0)?;
+    /// let mut counts = vec![1; 100];
+    /// counts[0] = 901; // key0 takes 901 of the 1,000 requests
+    /// let skewed = Workload::from_counts(counts, 1.0, 0)?;
+    /// let l = LoadUnderSkew::measure(&keys, &Replicated::lineup(4, 10)?, &[even, skewed])?;
+    /// assert_eq!((l.exponents(), l.hottest_shares(), l.fair_share()), (&[0.0, 1.0][..], &[0.01, 0.901][..], 0.25));
+    /// // jump's row, by hand: md5("key0") (Python's hashlib) read at its top 64 bits
+    /// let key0 = (45_131_504_060_613_900_271_599_024_054_269_708_792u128 >> 64) as u64;
+    /// let b = jump_hash(key0, 4)? as usize;
+    /// let jump = &l.rows()[3];
+    /// assert_eq!(jump.requests[0][b], 10 * jump.keys[b]);
+    /// assert_eq!(jump.requests[1][b], jump.keys[b] + 900);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure(keys: &HashedKeys, schemes: &[Replicated], workloads: &[Workload]) -> Result<LoadUnderSkew> {
         for (what, n) in [("schemes to compare (count)", schemes.len()), ("workloads (count)", workloads.len())] {
             if n == 0 {

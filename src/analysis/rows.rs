@@ -40,6 +40,47 @@ pub(crate) struct Attribute {
     pub(crate) of_row: Vec<u32>,
 }
 
+/// One attribute being read, a value at a time: its distinct values (each
+/// checked once, their bytes counted against the limit) and each row's.
+struct Builder {
+    attr: Attribute,
+    seen: HashMap<String, u32>,
+    bytes: u128,
+}
+
+impl Builder {
+    fn new(name: &str, rows: usize) -> Builder {
+        Builder {
+            attr: Attribute { name: name.to_string(), values: Vec::new(), of_row: Vec::with_capacity(rows) },
+            seen: HashMap::new(),
+            bytes: 0,
+        }
+    }
+
+    /// The next row's value.
+    fn push(&mut self, v: &str) -> Result<()> {
+        let id = match self.seen.get(v) {
+            Some(&id) => id,
+            None => {
+                check_value(v)?;
+                self.bytes += v.len() as u128;
+                limits::check_hint(
+                    "bytes of distinct attribute values",
+                    self.bytes,
+                    limits::current().max_key_bytes,
+                    "use fewer or shorter values",
+                )?;
+                let id = self.attr.values.len() as u32;
+                self.attr.values.push(v.to_string());
+                self.seen.insert(v.to_string(), id);
+                id
+            }
+        };
+        self.attr.of_row.push(id);
+        Ok(())
+    }
+}
+
 /// Rows (the keys of a [`KeySet`], each one row) and the value of each
 /// indexed attribute on every row.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +133,18 @@ impl Rows {
     /// Fails on an empty key set ([`Error::NoKeys`]), a key given twice
     /// ([`Error::DuplicateKey`], naming both rows), and keys over the
     /// limits.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::analysis::Rows;
+    /// use reshard::{Error, KeySet};
+    /// let rows = Rows::new(&KeySet::new("item:", 3))?.with_attribute("size", ["S", "M", "S"])?;
+    /// assert_eq!((rows.len(), rows.value(2, "size")), (3, Some("S")));
+    /// let twice = KeySet::from_keys(["a", "b", "a"])?;
+    /// assert!(matches!(Rows::new(&twice), Err(Error::DuplicateKey { first: 0, second: 2, .. })));
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn new(keys: &KeySet) -> Result<Rows> {
         if keys.is_empty() {
             return Err(Error::NoKeys);
@@ -126,23 +179,35 @@ impl Rows {
     /// assert_eq!(rows.value(0, "city"), Some("oslo"));
     /// # Ok::<(), reshard::Error>(())
     /// ```
-    pub fn with_attributes<F>(self, names: &[&str], values: F) -> Result<Rows>
+    pub fn with_attributes<F>(mut self, names: &[&str], values: F) -> Result<Rows>
     where
         F: Fn(&str) -> Vec<String>,
     {
-        let all: Vec<Vec<String>> = self.keys().iter().map(|k| values(&k)).collect();
-        if let Some(bad) = all.iter().find(|v| v.len() != names.len()) {
-            return Err(Error::LengthMismatch {
-                what: "attribute values for a row",
-                expected: names.len(),
-                given: bad.len(),
-            });
+        // every name and the entries first, then one pass over the keys
+        let n = self.keys.len();
+        for (i, name) in names.iter().enumerate() {
+            self.check_name(name)?;
+            if names[..i].contains(name) {
+                return Err(Error::DuplicateAttribute(name.to_string()));
+            }
         }
-        let mut rows = self;
-        for (a, name) in names.iter().enumerate() {
-            rows = rows.with_attribute(name, all.iter().map(|v| v[a].as_str()))?;
+        self.check_entries(names.len())?;
+        let mut built: Vec<Builder> = names.iter().map(|name| Builder::new(name, n)).collect();
+        for key in self.keys().iter() {
+            let row = values(&key);
+            if row.len() != names.len() {
+                return Err(Error::LengthMismatch {
+                    what: "attribute values for a row",
+                    expected: names.len(),
+                    given: row.len(),
+                });
+            }
+            for (b, v) in built.iter_mut().zip(&row) {
+                b.push(v)?;
+            }
         }
-        Ok(rows)
+        self.attributes.extend(built.into_iter().map(|b| b.attr));
+        Ok(self)
     }
 
     /// The same rows with one more indexed attribute, `values` holding the
@@ -159,6 +224,23 @@ impl Rows {
         I: IntoIterator<Item = S>,
         S: AsRef<str>,
     {
+        self.check_name(name)?;
+        self.check_entries(1)?;
+        let n = self.keys.len();
+        let mut b = Builder::new(name, n);
+        for v in values.into_iter().take(n.saturating_add(1)) {
+            b.push(v.as_ref())?;
+        }
+        if b.attr.of_row.len() != n {
+            return Err(Error::LengthMismatch { what: "values for rows", expected: n, given: b.attr.of_row.len() });
+        }
+        self.attributes.push(b.attr);
+        Ok(self)
+    }
+
+    /// `Ok` when `name` can be a new attribute: not empty, no `:` or `/`,
+    /// not indexed already.
+    fn check_name(&self, name: &str) -> Result<()> {
         if name.is_empty() {
             return Err(Error::OutOfRange {
                 what: "attribute name",
@@ -172,42 +254,19 @@ impl Rows {
         if self.attributes.iter().any(|a| a.name == name) {
             return Err(Error::DuplicateAttribute(name.to_string()));
         }
-        let n = self.keys.len();
+        Ok(())
+    }
+
+    /// `Ok` when `more` attributes more keep the index entries (rows ×
+    /// attributes) within [`Limits::max_keys`](limits::Limits::max_keys):
+    /// checked before any value is read.
+    fn check_entries(&self, more: usize) -> Result<()> {
         limits::check_hint(
             "index entries (rows × attributes)",
-            limits::product(n, self.attributes.len() + 1),
+            limits::product(self.keys.len(), self.attributes.len().saturating_add(more)),
             limits::current().max_keys,
             "index fewer attributes or use fewer rows",
-        )?;
-        let mut seen: HashMap<String, u32> = HashMap::new();
-        let mut attr = Attribute { name: name.to_string(), values: Vec::new(), of_row: Vec::with_capacity(n) };
-        let mut bytes = 0u128;
-        for v in values.into_iter().take(n.saturating_add(1)) {
-            let v = v.as_ref();
-            let id = match seen.get(v) {
-                Some(&id) => id,
-                None => {
-                    check_value(v)?;
-                    bytes += v.len() as u128;
-                    limits::check_hint(
-                        "bytes of distinct attribute values",
-                        bytes,
-                        limits::current().max_key_bytes,
-                        "use fewer or shorter values",
-                    )?;
-                    let id = attr.values.len() as u32;
-                    attr.values.push(v.to_string());
-                    seen.insert(v.to_string(), id);
-                    id
-                }
-            };
-            attr.of_row.push(id);
-        }
-        if attr.of_row.len() != n {
-            return Err(Error::LengthMismatch { what: "values for rows", expected: n, given: attr.of_row.len() });
-        }
-        self.attributes.push(attr);
-        Ok(self)
+        )
     }
 
     /// How many rows.

@@ -130,6 +130,25 @@ pub struct LocalIndex {
 impl LocalIndex {
     /// The rows placed by `layout`, each shard indexing its own. Fails on
     /// keys over the limits.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::analysis::{LocalIndex, Rows};
+    /// use reshard::prelude::*;
+    /// let keys = KeySet::new("item:", 100); // item:0 … item:99
+    /// let sizes = ["S", "M", "L"];
+    /// let rows = Rows::new(&keys)?.with_attribute("size", (0..100).map(|i| sizes[i % 3]))?;
+    /// let by_key = KeyRanges::named(letters("AB"))?.with_boundaries(["item:5"])?;
+    /// let local = LocalIndex::build(&rows, &by_key)?;
+    /// // A holds the keys below "item:5" in byte order, counted by hand
+    /// let on_a = keys.iter().filter(|k| k.as_str() < "item:5").count() as u64;
+    /// assert_eq!(local.rows_per_node(), [on_a, 100 - on_a]);
+    /// // size M is i % 3 = 1: 33 rows of 100, which may sit on either shard, so both are asked
+    /// let q = local.query("size", "M")?;
+    /// assert_eq!((q.requests(), q.matches()), (2, 33));
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn build(rows: &Rows, layout: impl Into<RangeLayout>) -> Result<LocalIndex> {
         let layout = layout.into();
         let row_range = place(&rows.key_bytes()?, &layout);
@@ -254,6 +273,24 @@ impl GlobalIndex {
     /// The rows placed by `layout`, and their postings by `terms`, a key
     /// range table over postings keys `attribute:value/rowkey`. Fails on
     /// keys over the limits.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::analysis::{GlobalIndex, Rows};
+    /// use reshard::prelude::*;
+    /// let sizes = ["S", "M", "L"];
+    /// let rows = Rows::new(&KeySet::new("item:", 100))?.with_attribute("size", (0..100).map(|i| sizes[i % 3]))?;
+    /// let by_key = KeyRanges::named(letters("AB"))?.with_boundaries(["item:5"])?;
+    /// let by_term = KeyRanges::named(letters("EF"))?.with_boundaries(["size:M"])?;
+    /// let global = GlobalIndex::build(&rows, &by_key, &by_term)?;
+    /// // postings "size:L/…" sort below "size:M": L's 33 rows (i % 3 = 2) on E,
+    /// // M's 33 and S's 34 on F
+    /// assert_eq!(global.postings_per_node(), [33, 67]);
+    /// let q = global.query("size", "M")?;
+    /// assert_eq!((q.index_step().len(), q.matches()), (1, 33)); // one postings shard read
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn build(rows: &Rows, layout: impl Into<RangeLayout>, terms: &KeyRanges) -> Result<GlobalIndex> {
         let layout = layout.into();
         let kb = rows.key_bytes()?;

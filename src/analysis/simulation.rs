@@ -16,6 +16,10 @@
 use crate::analysis::workload::DEFAULT_SEED;
 use crate::{limits, Error, PyRandom, Result};
 
+/// The draws one seeded run costs at least: MT19937 makes its outputs 624
+/// at a time, the first 624 when the generator is first asked.
+pub(crate) const SEEDED_DRAWS: u128 = 624;
+
 /// Trials and seed of a simulation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
@@ -49,6 +53,22 @@ impl Simulation {
     /// A fresh generator, `random.Random(seed)`.
     pub(crate) fn rng(&self) -> PyRandom {
         PyRandom::new(self.seed)
+    }
+
+    /// `Ok` when there is at least one trial and the runs' draws together
+    /// are within [`Limits::max_requests`](crate::limits::Limits::max_requests),
+    /// `runs` giving each run's draws: a run costs at least
+    /// [`SEEDED_DRAWS`], however few trials it has (a sweep of forty
+    /// million lags of one trial each seeded forty million generators).
+    pub(crate) fn check_runs(&self, runs: impl IntoIterator<Item = u128>) -> Result<()> {
+        let total = runs.into_iter().fold(0u128, |a, d| a.saturating_add(d.max(SEEDED_DRAWS)));
+        self.check(0)?;
+        limits::check_hint(
+            "random draws of the simulations (each run at least 624: a seeded generator makes its first 624 at once)",
+            total,
+            limits::current().max_requests,
+            "simulate fewer trials or runs (or raise limits::Limits::max_requests)",
+        )
     }
 
     /// `Ok` when there is at least one trial and `draws` random draws in

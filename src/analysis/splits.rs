@@ -72,20 +72,38 @@ impl Arrival {
     /// The key indices in arrival order, for a set of `n` keys: `0 … n−1`,
     /// or shuffled as [`Arrival::Shuffled`] says.
     ///
+    /// Fails, before anything is allocated, when `n` is more keys than
+    /// [`RangeGrowth::run`] takes ([`Limits::max_keys`](limits::Limits::max_keys),
+    /// and at most 2^32 − 1: each index is a `u32`), or a shuffle of `n`
+    /// draws more than [`PyRandom::shuffle`](crate::PyRandom::shuffle) allows.
+    ///
     /// ```
     /// use reshard::analysis::Arrival;
-    /// assert_eq!(Arrival::KeyOrder.order(3), [0, 1, 2]);
-    /// let mut s = Arrival::Shuffled(7).order(5);
-    /// s.sort();
-    /// assert_eq!(s, [0, 1, 2, 3, 4]);
+    /// assert_eq!(Arrival::KeyOrder.order(3)?, [0, 1, 2]);
+    /// // Python: x = list(range(5)); random.Random(7).shuffle(x); x == [4, 0, 3, 1, 2]
+    /// assert_eq!(Arrival::Shuffled(7).order(5)?, [4, 0, 3, 1, 2]);
+    /// assert!(Arrival::KeyOrder.order(usize::MAX).is_err());
+    /// # Ok::<(), reshard::Error>(())
     /// ```
-    pub fn order(self, n: usize) -> Vec<u32> {
-        let mut order: Vec<u32> = (0..n.min(u32::MAX as usize) as u32).collect();
+    pub fn order(self, n: usize) -> Result<Vec<u32>> {
+        check_arrivals(n)?;
+        let mut order: Vec<u32> = (0..n as u32).collect();
         if let Arrival::Shuffled(seed) = self {
-            crate::PyRandom::new(seed).shuffle(&mut order);
+            crate::PyRandom::new(seed).shuffle(&mut order)?;
         }
-        order
+        Ok(order)
     }
+}
+
+/// `Ok` when `n` keys can arrive: within [`Limits::max_keys`](limits::Limits::max_keys)
+/// and a `u32` index each.
+fn check_arrivals(n: usize) -> Result<()> {
+    limits::check_hint(
+        "keys arriving (each ranked by a 32-bit index)",
+        n as u128,
+        limits::current().max_keys.min(u128::from(u32::MAX)),
+        "use fewer keys",
+    )
 }
 
 /// What a [`RangeGrowth`] run does: the split threshold, the arrival
@@ -238,6 +256,27 @@ impl RangeGrowth {
     /// of 0 or `sample_every` of 0 ([`Error::OutOfRange`]), a balancing
     /// factor below 1 or not finite ([`Error::BadNumber`]), and keys,
     /// bytes or samples over the [`limits`].
+    ///
+    /// # Examples
+    ///
+    /// Keys written in key order (`k0000` … `k0999` sort as they arrive),
+    /// splitting above 100 rows: the first split comes with row 101 and
+    /// keeps 101 / 2 = 50 rows below the median; from then on every row
+    /// lands in the last range, which splits again at 101 rows, 50 rows
+    /// later each time — at arrivals 101, 151, …, 951: 18 splits.
+    ///
+    /// ```
+    /// use reshard::analysis::{GrowthSettings, RangeGrowth};
+    /// use reshard::prelude::*;
+    /// let keys = KeySet::from_keys((0..1_000).map(|i| format!("k{i:04}")))?;
+    /// let grown = RangeGrowth::run(&keys, &KeyRanges::named(letters("ABC"))?, &GrowthSettings::new(100))?;
+    /// let at: Vec<u64> = grown.splits().iter().map(|s| s.arrival).collect();
+    /// assert_eq!(at, (0..18).map(|j| 101 + 50 * j).collect::<Vec<u64>>());
+    /// let rows: Vec<u64> = grown.ranges().iter().map(|r| r.rows).collect();
+    /// assert_eq!(rows, [vec![50; 18], vec![100]].concat()); // 1,000 − 18 · 50 in the last
+    /// assert_eq!(grown.rows_per_node(), [1_000, 0, 0]); // no balancer: all still on A
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn run(keys: &KeySet, layout: impl Into<RangeLayout>, settings: &GrowthSettings) -> Result<RangeGrowth> {
         let layout = layout.into();
         let n = keys.len();
@@ -272,12 +311,7 @@ impl RangeGrowth {
             Some(e) => e,
             None => n.div_ceil(100).max(1),
         };
-        limits::check_hint(
-            "keys arriving (each ranked by a 32-bit index)",
-            n as u128,
-            limits::current().max_keys.min(u128::from(u32::MAX)),
-            "use fewer keys",
-        )?;
+        check_arrivals(n)?;
         let samples = (n / every) as u128 + 2;
         limits::check_hint(
             "per-node samples kept (samples × nodes)",

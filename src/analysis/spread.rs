@@ -137,6 +137,27 @@ impl LoadSpread {
     ///
     /// Fails on 0 nodes, an empty `k_values`, a `k` of 0, 0 arrangements,
     /// or more than 50,000,000 points on one ring.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::analysis::LoadSpread;
+    /// use reshard::{HashWidth, KeySet, LoadReport, Ring};
+    /// let keys = KeySet::plain(5_000).hashed(HashWidth::Bits128)?;
+    /// let s = LoadSpread::measure_ring(&keys, 50, &[20], 1)?;
+    /// let row = s.ring_row(20).unwrap();
+    /// // one arrangement: the ring salted "0:", measured by hand
+    /// let ring = Ring::new(50)?.with_vnodes(20)?.with_salt("0:")?;
+    /// let rel_sd = |v: &[f64]| {
+    ///     let mean = v.iter().sum::<f64>() / v.len() as f64;
+    ///     (v.iter().map(|x| (x / mean - 1.0).powi(2)).sum::<f64>() / v.len() as f64).sqrt()
+    /// };
+    /// let counts: Vec<f64> = LoadReport::measure(&keys, &ring)?.counts().iter().map(|&c| c as f64).collect();
+    /// assert!((row.key_space.unwrap() - rel_sd(&ring.arc_shares(HashWidth::Bits128))).abs() < 1e-12);
+    /// assert!((row.key_counts - rel_sd(&counts)).abs() < 1e-12);
+    /// assert_eq!(row.key_space_predicted, Some((49.0_f64 / (20.0 * 50.0 + 1.0)).sqrt())); // √((N − 1)/(kN + 1))
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure_ring(
         keys: &HashedKeys,
         nodes: usize,
@@ -213,6 +234,25 @@ impl LoadSpread {
 
     /// Jump hash with `nodes` buckets over `keys`: the spread of the key
     /// counts, beside the binomial floor `√((N − 1)/m)`. Fails on 0 nodes.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::analysis::LoadSpread;
+    /// use reshard::{jump_hash, HashWidth, KeySet};
+    /// let keys = KeySet::plain(5_000).hashed(HashWidth::Bits128)?;
+    /// let row = LoadSpread::measure_jump(&keys, 8)?.rows()[0].clone();
+    /// // by hand: jump buckets of the hashes' top 64 bits, then sd over mean
+    /// let mut counts = [0.0_f64; 8];
+    /// for &h in keys.hashes() {
+    ///     counts[jump_hash((h >> 64) as u64, 8)? as usize] += 1.0;
+    /// }
+    /// let mean = 5_000.0 / 8.0;
+    /// let sd = (counts.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / 8.0).sqrt();
+    /// assert!((row.key_counts - sd / mean).abs() < 1e-12);
+    /// assert_eq!(row.key_counts_predicted, (7.0_f64 / 5_000.0).sqrt()); // √((N − 1)/m)
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure_jump(keys: &HashedKeys, nodes: usize) -> Result<LoadSpread> {
         let jump = Jump::new(nodes)?;
         let load = LoadReport::measure(keys, &jump)?;

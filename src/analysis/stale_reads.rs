@@ -37,8 +37,13 @@ use crate::{Error, Result};
 /// 31,700 years): sums of two stay far from overflow.
 pub const MAX_MS: f64 = 1e15;
 
+/// The shortest period accepted, in milliseconds (a picosecond): far above
+/// the smallest floats, where the formula's products lost their digits (a
+/// period, jitter and lag of 5e-324 ms gave a miss chance of 0, not ½).
+pub const MIN_PERIOD_MS: f64 = 1e-9;
+
 fn check(what: &'static str, x: f64, positive: bool) -> Result<f64> {
-    let ok = x.is_finite() && x <= MAX_MS && if positive { x > 0.0 } else { x >= 0.0 };
+    let ok = x.is_finite() && x <= MAX_MS && if positive { x >= MIN_PERIOD_MS } else { x >= 0.0 };
     if ok {
         return Ok(x + 0.0);
     }
@@ -46,7 +51,7 @@ fn check(what: &'static str, x: f64, positive: bool) -> Result<f64> {
         what,
         value: x.to_string(),
         expected: if positive {
-            "a finite number of milliseconds > 0 (at most 1e15)"
+            "a finite number of milliseconds > 0, from 1e-9 to 1e15"
         } else {
             "a finite number of milliseconds ≥ 0 (at most 1e15)"
         },
@@ -96,7 +101,20 @@ impl StaleRow {
 
 impl AsyncIndex {
     /// Drained every `period_ms`, each drain visible at once. Fails unless
-    /// `0 < period_ms ≤ 1e15` ([`Error::BadNumber`]).
+    /// `1e-9 ≤ period_ms ≤ 1e15` ([`Error::BadNumber`]; see [`MIN_PERIOD_MS`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::analysis::AsyncIndex;
+    /// let index = AsyncIndex::new(40.0)?;
+    /// for lag in [0.0, 10.0, 30.0, 40.0, 90.0] {
+    ///     let formula = (1.0 - lag / 40.0_f64).max(0.0); // max(0, 1 − lag / period)
+    ///     assert_eq!(index.miss_probability(lag)?, formula);
+    /// }
+    /// assert!(AsyncIndex::new(0.0).is_err() && AsyncIndex::new(f64::NAN).is_err());
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn new(period_ms: f64) -> Result<AsyncIndex> {
         Ok(AsyncIndex { period: check("period_ms", period_ms, true)?, jitter: 0.0 })
     }
@@ -139,6 +157,27 @@ impl AsyncIndex {
     /// write by write from `PyRandom::new(seed)`; each read `lag_ms` later
     /// misses iff `φ + lag < period + d`. Fails on a bad lag, 0 writes, and
     /// draws over [`Limits::max_requests`](crate::limits::Limits::max_requests).
+    ///
+    /// # Examples
+    ///
+    /// The same draws replayed by hand ([`PyRandom`](crate::PyRandom) is
+    /// Python's `random.Random`):
+    ///
+    /// ```
+    /// use reshard::analysis::{AsyncIndex, Simulation};
+    /// use reshard::PyRandom;
+    /// let index = AsyncIndex::new(100.0)?.with_jitter(50.0)?;
+    /// let row = index.simulate(80.0, &Simulation::new(1_000).seed(5))?;
+    /// let mut rng = PyRandom::new(5);
+    /// let mut misses = 0;
+    /// for _ in 0..1_000 {
+    ///     let phase = rng.random() * 100.0; // φ, then the drain's delay d
+    ///     let delay = rng.random() * 50.0;
+    ///     misses += u64::from(phase + 80.0 < 100.0 + delay);
+    /// }
+    /// assert_eq!((row.misses, row.reads), (misses, 1_000));
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn simulate(&self, lag_ms: f64, sim: &Simulation) -> Result<StaleRow> {
         let exact = self.miss_probability(lag_ms)?;
         let draws = if self.jitter > 0.0 { 2 } else { 1 };
@@ -162,7 +201,22 @@ impl AsyncIndex {
 
     /// [`simulate`](Self::simulate) for each lag, each from the same seed.
     /// Fails on an empty list ([`Error::OutOfRange`]), on a bad lag, and on
-    /// all lags' draws together over the limit.
+    /// all lags' draws together over the limit (each lag at least 624: a
+    /// seeded generator makes its first 624 at once).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::analysis::{AsyncIndex, Simulation};
+    /// let index = AsyncIndex::new(100.0)?;
+    /// let sim = Simulation::new(2_000).seed(9);
+    /// let sweep = index.sweep(&[0.0, 50.0, 100.0], &sim)?;
+    /// let exact: Vec<f64> = sweep.rows().iter().map(|r| r.miss_exact).collect();
+    /// assert_eq!(exact, [1.0, 0.5, 0.0]); // max(0, 1 − lag / period)
+    /// assert_eq!(sweep.rows()[1], index.simulate(50.0, &sim)?); // each lag from the same seed
+    /// assert!(index.sweep(&[], &sim).is_err());
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn sweep(&self, lags_ms: &[f64], sim: &Simulation) -> Result<StaleReadSweep> {
         if lags_ms.is_empty() {
             return Err(Error::OutOfRange {
@@ -172,7 +226,8 @@ impl AsyncIndex {
             });
         }
         let draws = if self.jitter > 0.0 { 2 } else { 1 };
-        sim.check(crate::limits::product(sim.trials(), draws).saturating_mul(lags_ms.len() as u128))?;
+        let per_lag = crate::limits::product(sim.trials(), draws);
+        sim.check_runs(std::iter::repeat_n(per_lag, lags_ms.len()))?;
         let rows = lags_ms.iter().map(|&l| self.simulate(l, sim)).collect::<Result<Vec<_>>>()?;
         Ok(StaleReadSweep { index: *self, simulation: *sim, rows })
     }

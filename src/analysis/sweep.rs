@@ -131,6 +131,24 @@ impl ArrangementSweep {
     /// Old ring → new ring, `vnodes` points per node, over the
     /// arrangements with salts `"0:"` … `"{count-1}:"`. Loads are measured
     /// on the new ring.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::prelude::*;
+    /// use reshard::ArrangementSweep;
+    /// let keys = KeySet::users(2_000).hashed(HashWidth::Bits32)?;
+    /// let (abc, abcd) = (letters("ABC"), letters("ABCD"));
+    /// let s = ArrangementSweep::measure(&keys, &abc, &abcd, 10, 3)?;
+    /// // arrangement 1 is the rings salted "1:", measured one at a time
+    /// let old = Ring::named(abc)?.with_vnodes(10)?.with_salt("1:")?;
+    /// let new = Ring::named(abcd)?.with_vnodes(10)?.with_salt("1:")?;
+    /// let (m, load) = (Movement::measure(&keys, &old, &new)?, LoadReport::measure(&keys, &new)?);
+    /// let row = &s.rows()[1];
+    /// assert_eq!((row.salt.as_str(), row.moved, row.min_load, row.max_load), ("1:", m.moved(), load.min(), load.max()));
+    /// assert_eq!(m.between_kept(), 0); // a ring that grows moves keys to the new node only
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure(
         keys: &HashedKeys,
         old_nodes: &[String],
@@ -263,6 +281,18 @@ pub struct VnodeSweep {
 
 impl VnodeSweep {
     /// One [`ArrangementSweep`] per vnode count.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{letters, ArrangementSweep, HashWidth, KeySet, VnodeSweep};
+    /// let keys = KeySet::users(2_000).hashed(HashWidth::Bits32)?;
+    /// let (abc, abcd) = (letters("ABC"), letters("ABCD"));
+    /// let v = VnodeSweep::measure(&keys, &abc, &abcd, &[1, 10], 2)?;
+    /// assert_eq!(v.sweeps().iter().map(|s| s.vnodes()).collect::<Vec<_>>(), [1, 10]);
+    /// assert_eq!(v.sweeps()[1], ArrangementSweep::measure(&keys, &abc, &abcd, 10, 2)?);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure(
         keys: &HashedKeys,
         old_nodes: &[String],
@@ -342,6 +372,21 @@ pub struct ModuloSweep {
 
 impl ModuloSweep {
     /// Measure each `(old, new)` pair on the same keys.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{HashWidth, KeySet, ModuloSweep};
+    /// let keys = KeySet::plain(2_000).hashed(HashWidth::Bits128)?;
+    /// let s = ModuloSweep::measure(&keys, &[(3, 4), (4, 8)])?;
+    /// // the rule 1 − min/lcm: 1 − 3/12 and 1 − 4/8
+    /// assert_eq!((s.rows()[0].rule, s.rows()[1].rule), (0.75, 0.5));
+    /// // the keys moved, counted by hand
+    /// let moved = |a: u128, b: u128| keys.hashes().iter().filter(|&&h| h % a != h % b).count() as u64;
+    /// assert_eq!((s.rows()[0].moved, s.rows()[1].moved), (moved(3, 4), moved(4, 8)));
+    /// assert_eq!(s.rows()[1].floor, 0.5); // |8 − 4| / 8
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure(keys: &HashedKeys, pairs: &[(usize, usize)]) -> Result<Self> {
         for &(old, new) in pairs {
             if old == 0 || new == 0 {

@@ -73,6 +73,22 @@ impl WeightedShares {
     /// Fails on no weights or a weight of 0 ([`Error::BadWeight`]).
     ///
     /// [`Error::BadWeight`]: crate::Error::BadWeight
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{HashWidth, KeySet, WeightedShares};
+    /// let keys = KeySet::users(1_000).hashed(HashWidth::Bits32)?;
+    /// let w = WeightedShares::measure(&keys, &[1, 3])?;
+    /// assert_eq!((w.rows()[0].weight_share, w.rows()[1].weight_share), (0.25, 0.75));
+    /// // weighted rendezvous by hand: node i scores −wᵢ / ln(u), with
+    /// // u = (md5 mod 2^32 of "{key}:{i}" + ½) / 2^32; the higher score wins
+    /// let u = |s: String| (HashWidth::Bits32.hash(s.as_bytes()) as f64 + 0.5) / 4_294_967_296.0;
+    /// let on_1 = KeySet::users(1_000).iter().filter(|k| -3.0 / u(format!("{k}:1")).ln() > -1.0 / u(format!("{k}:0")).ln()).count();
+    /// assert_eq!(w.rows()[1].rendezvous, on_1 as f64 / 1_000.0);
+    /// assert_eq!(w.ketama_digests(), [20, 60]); // ⌊40 · 2 · ¼⌋, ⌊40 · 2 · ¾⌋
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn measure(keys: &HashedKeys, weights: &[u32]) -> Result<Self> {
         let names = numbered(weights.len())?;
         let rendezvous = Rendezvous::named(names.clone())?.with_weights(weights.iter().map(|&w| f64::from(w)))?;

@@ -12,10 +12,13 @@
 //! hashes are unrelated to their numbers, so the hot keys land wherever
 //! the placement puts them.
 //!
-//! The draws are portable. The uniform numbers come from
-//! [`rand_chacha::ChaCha8Rng`] seeded with [`SeedableRng::seed_from_u64`]
-//! (ChaCha's output is specified bit for bit; a uniform float is the top 53
-//! bits of a 64-bit output, exact). The Zipf draw from them is the rejection
+//! The draws are portable. The uniform numbers come from ChaCha with 8
+//! rounds, the 64-bit outputs of `rand_chacha` 0.9's
+//! `ChaCha8Rng::seed_from_u64(seed)` bit for bit (ChaCha's output is
+//! specified bit for bit; a uniform float is the top 53 bits of a 64-bit
+//! output, exact), computed by the crate's own few lines (`chacha.rs`) so
+//! that a notebook's build has no `rand_chacha`, `ppv-lite86` or `zerocopy`
+//! for the kernel's rust-analyzer to read. The Zipf draw from them is the rejection
 //! sampler of `rand_distr::Zipf` 0.5 (Jason Crease's inversion of the
 //! continuous Zipf law, accepted with the ratio of the discrete to the
 //! continuous density), written out here on the pure-Rust [`libm`] crate's
@@ -39,9 +42,8 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
+use super::chacha::ChaCha8;
 use crate::{limits, Error, Result};
-use rand_chacha::rand_core::{RngCore, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 
 /// The seed of the notebooks' workloads unless they say otherwise.
 pub const DEFAULT_SEED: u64 = 2026;
@@ -147,7 +149,7 @@ impl ZipfLaw {
 /// key (0 is the hottest).
 #[derive(Debug, Clone)]
 pub struct ZipfStream {
-    rng: ChaCha8Rng,
+    rng: ChaCha8,
     zipf: ZipfLaw,
     keys: usize,
 }
@@ -164,7 +166,7 @@ impl ZipfStream {
     /// ```
     pub fn new(keys: usize, s: f64, seed: u64) -> Result<ZipfStream> {
         check(keys, s)?;
-        Ok(ZipfStream { rng: ChaCha8Rng::seed_from_u64(seed), zipf: ZipfLaw::new(keys as f64, s), keys })
+        Ok(ZipfStream { rng: ChaCha8::seed_from_u64(seed), zipf: ZipfLaw::new(keys as f64, s), keys })
     }
 }
 
@@ -215,6 +217,22 @@ impl Workload {
     ///
     /// Fails as [`ZipfStream::new`] does, on 0 requests, or on more than
     /// [`Limits::max_requests`](limits::Limits::max_requests).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::Workload;
+    /// let w = Workload::zipf(10, 1.0, 100_000, 7)?;
+    /// assert_eq!((w.keys(), w.requests(), w.counts().iter().sum::<u64>()), (10, 100_000, 100_000));
+    /// // key i has rank i + 1: probability (1/(i + 1)) / H(10), H(10) = 1 + 1/2 + … + 1/10
+    /// let h: f64 = (1..=10).map(|r| 1.0 / r as f64).sum();
+    /// for i in [0, 1, 9] {
+    ///     let p = 1.0 / (i as f64 + 1.0) / h;
+    ///     assert!((w.share(i) - p).abs() < 5.0 * (p * (1.0 - p) / 100_000.0).sqrt()); // 5 sd
+    /// }
+    /// assert_eq!(w.counts(), Workload::zipf(10, 1.0, 100_000, 7)?.counts()); // same seed, same draws
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn zipf(keys: usize, s: f64, requests: u64, seed: u64) -> Result<Workload> {
         let mut stream = ZipfStream::new(keys, s, seed)?;
         if requests == 0 {

@@ -10,7 +10,8 @@
 //! * [`client`] — a few lines of RESP over a `TcpStream`;
 //! * [`cluster`] — a local Redis Cluster (`redis-server` processes on
 //!   127.0.0.1, formed, grown and shrunk with `redis-cli --cluster`:
-//!   [`cli`]), read back slot by slot ([`contents`]).
+//!   [`cli`]), read back slot by slot ([`contents`]), its nodes' command
+//!   counts read from `INFO commandstats` ([`RedisCluster::command_calls`]).
 //! * [`twemproxy`] and [`nginx`] (feature `proxies`) — twemproxy over
 //!   `redis-server` backends and nginx with a `hash` upstream, each key's
 //!   backend read back as an [`Observed`];
@@ -88,6 +89,7 @@ pub mod ports;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod process;
+mod stats;
 #[cfg(feature = "proxies")]
 pub mod twemproxy;
 
@@ -114,7 +116,7 @@ pub use ports::{MAX_LIVE_KEYS, MAX_SERVERS};
 pub use postgres::pg_version;
 pub use process::{find_program, process_alive, HOST};
 #[cfg(feature = "proxies")]
-pub use twemproxy::{nutcracker_version, Nutcracker, NutcrackerConfig, Written};
+pub use twemproxy::{nutcracker_version, Nutcracker, NutcrackerConfig, Versions, Written};
 
 /// The old single-file home of the Redis driver: its paths keep working.
 #[doc(hidden)]

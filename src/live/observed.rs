@@ -17,7 +17,7 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
-use crate::analysis::Movement;
+use crate::analysis::{LoadReport, Movement};
 use crate::keys::{escape, KeySet};
 use crate::schemes::NodeId;
 use crate::{Error, Result};
@@ -203,6 +203,31 @@ impl Observed {
             c[n as usize] += 1;
         }
         self.names.iter().cloned().zip(c).collect()
+    }
+
+    /// Keys found on each backend of `names`, in that order, as a
+    /// [`LoadReport`] (a key on two backends counts on both). A name that
+    /// is no backend of this observation is [`Error::UnknownNode`].
+    ///
+    /// ```
+    /// use reshard::live::Observed;
+    /// let seen = Observed::from_holders("stored", &["A", "B", "D"], &["k1", "k2", "k3"], vec![vec![0], vec![1], vec![0]])?;
+    /// assert_eq!(seen.load_on(&["B", "A"])?.counts(), [1, 2]);
+    /// assert!(seen.load_on(&["C"]).is_err());
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
+    pub fn load_on<S: AsRef<str>>(&self, names: &[S]) -> Result<LoadReport> {
+        let all = self.counts();
+        let counts = names
+            .iter()
+            .map(|n| {
+                all.iter()
+                    .find(|c| c.0 == n.as_ref())
+                    .map(|c| c.1)
+                    .ok_or_else(|| Error::UnknownNode(n.as_ref().to_string()))
+            })
+            .collect::<Result<Vec<u64>>>()?;
+        LoadReport::from_counts(names.iter().map(|n| n.as_ref().to_string()).collect(), counts)
     }
 
     /// Keys found on no backend.

@@ -134,7 +134,7 @@ impl PgShards {
                 }),
             });
         }
-        let order = growth.settings().arrival_order().order(keys.len());
+        let order = growth.settings().arrival_order().order(keys.len())?;
         let mut steps = Vec::new();
         let mut written = 0usize;
         let mut moves = growth.moves().iter().peekable();

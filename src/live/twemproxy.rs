@@ -23,6 +23,11 @@
 //!   is stopped (a key whose backend is down and not yet ejected is routed
 //!   nowhere: its `GET` gets an error reply).
 //!
+//! * [`write_version`](Nutcracker::write_version) and
+//!   [`read_versions`](Nutcracker::read_versions) write every key with a
+//!   version number and read them back through the proxy, as a cache's
+//!   application would: a miss, the latest version or an older copy.
+//!
 //! [`restart_with`](Nutcracker::restart_with) restarts only `nutcracker` with
 //! another config (twemproxy 0.5 cannot reload); the backends keep running
 //! with their keys, and a server new in the config gets a new empty backend.
@@ -60,7 +65,9 @@ use std::time::{Duration, Instant};
 
 mod config;
 mod monitor;
+mod versions;
 pub use config::{NutcrackerConfig, DISTRIBUTIONS, HASHES};
+pub use versions::Versions;
 
 /// The installed twemproxy version (`nutcracker -V`), e.g. `"0.5.0"`,
 /// after checking that `redis-server` is there too; else

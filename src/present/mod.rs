@@ -9,6 +9,9 @@
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod charts;
 pub mod display;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+pub mod explorable;
 pub mod fanout;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
@@ -32,6 +35,8 @@ pub mod tables;
 pub use crate::numbers::thousands;
 #[cfg(feature = "charts")]
 pub use charts::Figure;
+#[cfg(feature = "charts")]
+pub use explorable::{ChartKind, Explorable, ExplorableOutput, Format, Input, XValue};
 #[cfg(feature = "charts")]
 pub use figures::load_chart;
 pub use format::{fixed, pct, slot_ranges};

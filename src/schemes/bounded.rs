@@ -54,6 +54,27 @@ impl Bounded {
 
     /// Nodes with these names on a ring with one point each, bounded by
     /// [`DEFAULT_EPSILON`].
+    ///
+    /// # Examples
+    ///
+    /// A key's owner depends on the keys placed before it, so the whole key
+    /// set is placed at once ([`Placement::assign`]):
+    ///
+    /// ```
+    /// use reshard::{Bounded, HashWidth, Key, KeySet, Locate, Placement};
+    /// let keys = KeySet::users(1_000).hashed(HashWidth::Bits32)?;
+    /// let b = Bounded::named(["A", "B", "C", "D"])?;
+    /// let owners = b.assign(&keys);
+    /// let cap = (1.25_f64 * 1_000.0 / 4.0).ceil() as usize; // ⌈(1 + ε) · m / n⌉ = 313
+    /// assert_eq!(b.capacity(keys.len()), cap as u64);
+    /// for node in 0..4 {
+    ///     assert!(owners.iter().filter(|&&o| o == node).count() <= cap);
+    /// }
+    /// // the first key finds every node empty: it stays with its ring owner
+    /// let first = Key::from_hash(keys.hashes()[0], HashWidth::Bits32);
+    /// assert_eq!(owners[0], b.ring().locate(first));
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn named<I, S>(nodes: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,

@@ -12,7 +12,8 @@
 //! interval without looking at the keys ([`HashRanges::split_middle`]).
 //! Hash the keys at 128 bits or at the scheme's width: a key's hash is
 //! reduced to the scheme's width, and a 32-bit hash under a 128-bit scheme
-//! has no high bits, so every such key would land in the first ranges.
+//! has no high bits, so every such key would land in the first ranges (the
+//! measurements refuse such a key set: [`Placement::check_cost`]).
 //!
 //! ```
 //! use reshard::prelude::*;
@@ -82,6 +83,18 @@ impl HashRanges {
     /// One range, the whole hash space `[0, 2^32)`, on the first of these
     /// nodes (width [`HashWidth::Bits32`] unless
     /// [`with_width`](HashRanges::with_width) says otherwise).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{HashRanges, HashWidth, Key, Locate};
+    /// let halves = HashRanges::named(["A", "B"])?.with_even_split(2)?; // [0, 2^31) on A, [2^31, 2^32) on B
+    /// assert_eq!(halves.boundaries(), [1 << 31]);
+    /// // md5 mod 2^32 (Python's hashlib): user:0 1,060,639,761 < 2^31 ≤ user:1 3,519,597,778
+    /// assert_eq!(halves.owner(Key::new("user:0", HashWidth::Bits32)), "A");
+    /// assert_eq!(halves.owner(Key::new("user:1", HashWidth::Bits32)), "B");
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,
@@ -229,6 +242,25 @@ impl HashRanges {
 impl Placement for HashRanges {
     fn nodes(&self) -> &[String] {
         &self.nodes
+    }
+
+    /// Keys hashed at 32 bits are refused by a 128-bit table: their hashes
+    /// have no high bits, so every key would fall in the ranges below 2^32
+    /// (the first, for any split of the 128-bit space into fewer than 2^96
+    /// ranges). Keys hashed at 128 bits on a 32-bit table are read at 32
+    /// bits, the same hash a 32-bit key set holds.
+    fn check_cost(&self, keys: &HashedKeys) -> Result<()> {
+        if self.width == HashWidth::Bits128 && keys.width() == HashWidth::Bits32 {
+            return Err(Error::OutOfRange {
+                what: "hash width of the keys",
+                given: "32 bits".into(),
+                allowed: "128 bits under a 128-bit hash range table: a 32-bit hash has no high bits, so every key \
+                          would land in the first range (hash the keys with HashWidth::Bits128, or give the table \
+                          with_width(HashWidth::Bits32))"
+                    .into(),
+            });
+        }
+        Ok(())
     }
 
     /// The range table is copied and walked: a quarter of an md5 per range.

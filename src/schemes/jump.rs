@@ -141,6 +141,18 @@ pub struct Jump {
 
 impl Jump {
     /// `n` buckets named `"0"` … `"{n-1}"`. Fails on `n == 0`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{HashWidth, Jump, Key, Locate};
+    /// let hundred = Jump::new(100)?;
+    /// // At 128 bits jump reads a hash's top 64 bits: i << 64 is the 64-bit key i.
+    /// let owners: Vec<&str> = (0..5u128).map(|i| hundred.owner(Key::from_hash(i << 64, HashWidth::Bits128))).collect();
+    /// assert_eq!(owners, ["0", "55", "62", "8", "45"]); // Guava's golden values, consistentHash(i, 100)
+    /// assert!(Jump::new(0).is_err());
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn new(n: usize) -> Result<Self> {
         Jump::named(numbered(n)?)
     }

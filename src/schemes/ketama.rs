@@ -77,6 +77,29 @@ impl Ketama {
     }
 
     /// Servers with these names, all of weight 1 (160 points each).
+    ///
+    /// # Examples
+    ///
+    /// The ring built by hand, as libketama builds it, gives the same owners:
+    ///
+    /// ```
+    /// use reshard::{ketama_hash, md5_u128, HashWidth, Ketama, Key, Locate};
+    /// let ring = Ketama::named(["a", "b"])?;
+    /// let mut points = Vec::new(); // 40 digests of "{server}-{k}", 4 points each
+    /// for s in ["a", "b"] {
+    ///     for k in 0..40 {
+    ///         let d = md5_u128(format!("{s}-{k}").as_bytes()).to_be_bytes();
+    ///         points.extend(d.chunks(4).map(|b| (u32::from_le_bytes([b[0], b[1], b[2], b[3]]), s)));
+    ///     }
+    /// }
+    /// points.sort();
+    /// for key in ["foo", "bar", "user:0", "user:1"] {
+    ///     let h = ketama_hash(key.as_bytes()); // first point at or after h, else the first
+    ///     let owner = points.iter().find(|p| p.0 >= h).unwrap_or(&points[0]).1;
+    ///     assert_eq!(ring.owner(Key::new(key, HashWidth::Bits32)), owner);
+    /// }
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,

@@ -70,6 +70,21 @@ impl KeyRanges {
     }
 
     /// One range `[−∞, +∞)` on the first of these nodes: a fresh table.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{HashWidth, Key, KeyRanges, Locate};
+    /// let fresh = KeyRanges::named(["A", "B"])?;
+    /// assert_eq!(fresh.owner(Key::new("zebra", HashWidth::Bits32)), "A"); // one range, on A
+    /// let halves = fresh.with_boundaries(["m"])?; // [−∞, "m") on A, ["m", +∞) on B
+    /// for key in ["apple", "m", "mango", "zebra", "Zebra", ""] {
+    ///     // keys compare as unsigned bytes: "Z" (0x5a) sorts before "m" (0x6d)
+    ///     let want = if key.as_bytes() >= "m".as_bytes() { "B" } else { "A" };
+    ///     assert_eq!(halves.owner(Key::new(key, HashWidth::Bits32)), want);
+    /// }
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,

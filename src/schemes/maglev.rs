@@ -71,6 +71,20 @@ impl Maglev {
     /// Backends with these names and a table of [`DEFAULT_TABLE_SIZE`]
     /// entries. Fails on no backends, a repeated name, or more backends
     /// than entries.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{HashWidth, Key, Locate, Maglev};
+    /// let m = Maglev::named(["B0", "B1", "B2"])?;
+    /// // offset = (md5(name) >> 64) mod 65537 (Python's hashlib): B0 25,062, B1 382,
+    /// // B2 31,245 — all different, so on the first turn each claims its own
+    /// assert_eq!((m.table()[25_062], m.table()[382], m.table()[31_245]), (0, 1, 2));
+    /// // a key's owner is table[hash mod M]: a hash of 65,537 + 382 reads entry 382
+    /// assert_eq!(m.owner(Key::from_hash(65_537 + 382, HashWidth::Bits128)), "B1");
+    /// assert!(m.entry_counts().iter().all(|&c| c == 21_845 || c == 21_846)); // 65,537 / 3
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,

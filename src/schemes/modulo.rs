@@ -32,6 +32,18 @@ impl Modulo {
     }
 
     /// Nodes with these names; node `i` owns the keys with `h % N == i`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{HashWidth, Key, Locate, Modulo};
+    /// let abc = Modulo::named(["A", "B", "C"])?;
+    /// // md5 mod 2^32 (Python's hashlib): user:0 → 1,060,639,761 = 3 · 353,546,587,
+    /// // user:1 → 3,519,597,778 = 3 · 1,173,199,259 + 1
+    /// assert_eq!(abc.owner(Key::new("user:0", HashWidth::Bits32)), "A");
+    /// assert_eq!(abc.owner(Key::new("user:1", HashWidth::Bits32)), "B");
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,

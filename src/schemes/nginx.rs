@@ -112,6 +112,19 @@ impl NginxHash {
     /// Servers as the `server` lines write their addresses
     /// (`"127.0.0.1:8001"`, `"cache1.local:11211"`), weight 1, in config
     /// order, with plain `hash $key;` (see [`with_consistent`](Self::with_consistent)).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{HashWidth, Key, Locate, NginxHash};
+    /// let up = NginxHash::named(["10.0.0.1:80", "10.0.0.2:80", "10.0.0.3:80"])?;
+    /// // (crc32(key) >> 16) & 0x7fff, mod 3 servers (CRC-32 from Python's zlib):
+    /// // key0 0x5b5b54c6 → 23,387 % 3 = 2 · key1 0x2c5c6450 → 11,356 % 3 = 1
+    /// // key2 0xb55535ea → 13,653 % 3 = 0
+    /// let owners: Vec<&str> = ["key0", "key1", "key2"].iter().map(|k| up.owner(Key::new(k, HashWidth::Bits32))).collect();
+    /// assert_eq!(owners, ["10.0.0.3:80", "10.0.0.2:80", "10.0.0.1:80"]);
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn named<I, S>(servers: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,

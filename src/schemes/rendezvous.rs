@@ -49,6 +49,19 @@ impl Rendezvous {
     }
 
     /// Nodes with these names, all of weight 1.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{HashWidth, Key, Locate, Rendezvous};
+    /// let abc = Rendezvous::named(["A", "B", "C"])?;
+    /// // the highest md5 mod 2^32 of "{key}:{node}" wins (Python's hashlib):
+    /// // user:0:A 1,362,314,271 · user:0:B 1,317,213,634 · user:0:C 2,771,136,116
+    /// assert_eq!(abc.owner(Key::new("user:0", HashWidth::Bits32)), "C");
+    /// // user:1:A 4,234,465,217 · user:1:B 1,134,675,594 · user:1:C 31,719,640
+    /// assert_eq!(abc.owner(Key::new("user:1", HashWidth::Bits32)), "A");
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,

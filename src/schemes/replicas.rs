@@ -242,6 +242,23 @@ impl Replicated {
     /// The line-up the notebooks compare, over `n` nodes `"0"` … `"{n-1}"`:
     /// the ring with `vnodes` points per node, rendezvous, 1000 fixed
     /// shards, jump and Maglev (M = 65537).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::prelude::*;
+    /// let lineup = Replicated::lineup(100, 10)?;
+    /// let labels: Vec<String> = lineup.iter().map(Replicated::label).collect();
+    /// assert_eq!(labels, ["ring (10 points)", "rendezvous", "fixed shards (1000)", "jump", "Maglev"]);
+    /// // At 128 bits jump reads a hash's top 64 bits: 1 << 64 is the 64-bit key 1, whose
+    /// // bucket of 100 is 55 (Guava's golden value); its copies take the next buckets.
+    /// let key = Key::from_hash(1 << 64, HashWidth::Bits128);
+    /// assert_eq!(lineup[3].replicas(key, 3)?, [55, 56, 57]);
+    /// for scheme in &lineup {
+    ///     assert_eq!(scheme.replicas(key, 3)?[0], scheme.locate(key)); // the owner first
+    /// }
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn lineup(n: usize, vnodes: usize) -> Result<Vec<Replicated>> {
         Ok(vec![
             Replicated::Ring(Ring::new(n)?.with_vnodes(vnodes)?),

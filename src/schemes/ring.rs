@@ -107,6 +107,20 @@ impl Ring {
     /// Nodes with these names, one point each, no salt.
     ///
     /// Fails on no nodes or a repeated name.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{HashWidth, Key, Locate, Ring};
+    /// let ring = Ring::named(["A", "B", "C"])?;
+    /// // md5 mod 2^32 (Python's hashlib) of the points "A#0", "B#0", "C#0":
+    /// // 3,555,415,914 · 1,021,159,618 · 567,359,856
+    /// // user:0 hashes to 1,060,639,761: the first point at or after it is A's
+    /// assert_eq!(ring.owner(Key::new("user:0", HashWidth::Bits32)), "A");
+    /// // user:2 hashes to 4,009,813,293, past every point: it wraps to C's, the lowest
+    /// assert_eq!(ring.owner(Key::new("user:2", HashWidth::Bits32)), "C");
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn named<I, S>(nodes: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,

@@ -57,6 +57,20 @@ impl FixedShards {
 
     /// [`DEFAULT_SHARDS`] shards (or one per node when there are more
     /// nodes) over these named nodes, shard `s` on node `s % N`.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{FixedShards, HashWidth, Key, Locate};
+    /// let abc = FixedShards::named(["A", "B", "C"])?;
+    /// // md5 mod 2^32 of user:0 is 1,060,639,761 (Python's hashlib): shard 761 of 1000,
+    /// // and 761 = 3 · 253 + 2, so the third node
+    /// assert_eq!(abc.table()[761], 2);
+    /// assert_eq!(abc.owner(Key::new("user:0", HashWidth::Bits32)), "C");
+    /// // user:1: 3,519,597,778 → shard 778 = 3 · 259 + 1
+    /// assert_eq!(abc.owner(Key::new("user:1", HashWidth::Bits32)), "B");
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,
@@ -188,7 +202,7 @@ impl FixedShards {
             }
         }
         let mut list = self.shards_of_id(gone);
-        PyRandom::new(self.seed).shuffle(&mut list);
+        PyRandom::new(self.seed).shuffle(&mut list)?;
         for s in list {
             let to = (0..counts.len()).min_by_key(|&i| (counts[i], i)).unwrap_or(0);
             counts[to] += 1;
@@ -240,7 +254,7 @@ impl FixedShards {
             let surplus = owned[i].len().saturating_sub(target[i]);
             if surplus > 0 {
                 let mut list = std::mem::take(&mut owned[i]);
-                rng.shuffle(&mut list);
+                rng.shuffle(&mut list)?;
                 pool.extend_from_slice(&list[..surplus]);
                 let mut keep = list[surplus..].to_vec();
                 keep.sort_unstable();
@@ -274,7 +288,7 @@ impl FixedShards {
         if count > list.len() {
             return Err(Error::NotEnoughShards { node: from.to_string(), has: list.len(), asked: count });
         }
-        PyRandom::new(self.seed).shuffle(&mut list);
+        PyRandom::new(self.seed).shuffle(&mut list)?;
         let mut out = self.clone();
         for &s in &list[..count] {
             out.table[s] = t;
@@ -344,5 +358,40 @@ impl Locate for FixedShards {
     #[inline]
     fn locate(&self, key: Key<'_>) -> NodeId {
         self.table[self.shard(key)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table after one node joins `table` (nodes `0 … nodes − 1`), seed 42.
+    fn grown(table: Vec<NodeId>, nodes: usize) -> Vec<NodeId> {
+        let before = FixedShards::from_table(numbered(nodes).unwrap(), table).unwrap().with_seed(42);
+        before.rebalance_to(numbered(nodes + 1).unwrap()).unwrap().table().to_vec()
+    }
+
+    fn laid_out(shards: usize, nodes: usize) -> Vec<NodeId> {
+        (0..shards).map(|s| (s % nodes) as NodeId).collect()
+    }
+
+    #[test]
+    fn growing_by_one_node_is_pythons_shuffle() {
+        // python3, document 004's procedure with random.Random(42): each old node in turn shuffles
+        // its ascending shard list and gives the first ones to the new node; a node with nothing to
+        // give does not shuffle
+        assert_eq!(grown(laid_out(2, 1), 1), [0, 1]);
+        assert_eq!(grown(laid_out(7, 1), 1), [0, 1, 0, 1, 1, 0, 0]);
+        assert_eq!(grown(laid_out(4, 3), 3), [0, 1, 2, 3]);
+        assert_eq!(grown(laid_out(10, 3), 3), [0, 1, 2, 0, 1, 3, 3, 1, 2, 0]);
+        assert_eq!(grown(laid_out(13, 5), 5), [0, 1, 2, 3, 4, 0, 5, 2, 3, 4, 0, 1, 5]);
+        let eleven = grown(laid_out(1000, 10), 10);
+        let node_0: Vec<usize> = (0..1000).filter(|&s| s % 10 == 0 && eleven[s] == 10).collect();
+        assert_eq!(node_0, [10, 90, 150, 410, 420, 500, 650, 700, 910]);
+        // python3: 11 → 12 from that table moves 83 shards, the first of them these
+        let twelve = grown(eleven, 11);
+        let to_12: Vec<usize> = (0..1000).filter(|&s| twelve[s] == 11).collect();
+        assert_eq!(to_12.len(), 83);
+        assert_eq!(to_12[..6], [15, 18, 20, 21, 28, 52]);
     }
 }

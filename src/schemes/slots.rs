@@ -120,6 +120,18 @@ impl Slots {
     /// 16383), so 3 nodes get 0–5460, 5461–10922 and 10923–16383.
     ///
     /// Fails on no nodes, a repeated name, or more nodes than slots.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use reshard::{HashWidth, Key, Locate, Slots};
+    /// let abc = Slots::named(["A", "B", "C"])?;
+    /// // what redis-cli --cluster create prints for three masters
+    /// assert_eq!((abc.ranges_of("A")?, abc.ranges_of("C")?), (vec![(0, 5460)], vec![(10923, 16383)]));
+    /// // CLUSTER KEYSLOT somekey = 11058 (Redis's documentation): in C's range
+    /// assert_eq!(abc.owner(Key::new("somekey", HashWidth::Bits32)), "C");
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,

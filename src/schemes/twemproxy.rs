@@ -130,6 +130,31 @@ impl Twemproxy {
     /// Servers by their twemproxy names (the `name` of each `servers:`
     /// line, or `host:port` without one), weight 1, `hash: fnv1a_64`,
     /// `distribution: ketama`, no hash tag (twemproxy's defaults).
+    ///
+    /// # Examples
+    ///
+    /// The continuum built by hand gives the same owners:
+    ///
+    /// ```
+    /// use reshard::{md5_u128, HashWidth, Key, Locate, Twemproxy};
+    /// let pool = Twemproxy::named(["alpha", "beta"])?;
+    /// let mut points = Vec::new(); // equal weights: 40 digests of "{name}-{k}", 4 points each
+    /// for s in ["alpha", "beta"] {
+    ///     for k in 0..40 {
+    ///         let d = md5_u128(format!("{s}-{k}").as_bytes()).to_be_bytes();
+    ///         points.extend(d.chunks(4).map(|b| (u32::from_le_bytes([b[0], b[1], b[2], b[3]]), s)));
+    ///     }
+    /// }
+    /// points.sort();
+    /// // fnv1a_64, low 32 bits (ASCII keys, so the signed-char reading changes nothing)
+    /// let fnv = |key: &str| key.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)) as u32;
+    /// assert_eq!(fnv("foo"), 0xfed9_d577); // FNV-1a 64 of "foo" is 0xdcb27518fed9d577
+    /// for key in ["foo", "bar", "user:0", "user:1"] {
+    ///     let owner = points.iter().find(|p| p.0 >= fnv(key)).unwrap_or(&points[0]).1;
+    ///     assert_eq!(pool.owner(Key::new(key, HashWidth::Bits32)), owner);
+    /// }
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,

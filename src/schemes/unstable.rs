@@ -40,6 +40,25 @@ impl UnstableShards {
     }
 
     /// The same over named nodes.
+    ///
+    /// # Examples
+    ///
+    /// One placement answers the same for a key every time; a second one
+    /// (another process) draws its own seed:
+    ///
+    /// ```
+    /// use reshard::{HashWidth, Key, Locate, UnstableShards};
+    /// let first = UnstableShards::named(["A", "B", "C"])?;
+    /// let key = Key::new("user:0", HashWidth::Bits32);
+    /// assert_eq!(first.owner(key), first.clone().owner(key));
+    /// assert_eq!(first.locate(key) as usize, first.shard(key) % 3); // shard s on node s % N
+    /// // of 20 keys, each on one of 1000 shards, a fresh seed keeps them all in place
+    /// // with probability 1/1000^20: in practice never
+    /// let second = UnstableShards::named(["A", "B", "C"])?;
+    /// let keys: Vec<String> = (0..20).map(|i| format!("user:{i}")).collect();
+    /// assert!(keys.iter().any(|k| first.shard(Key::new(k, HashWidth::Bits32)) != second.shard(Key::new(k, HashWidth::Bits32))));
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn named<I, S>(names: I) -> Result<Self>
     where
         I: IntoIterator<Item = S>,

@@ -2,7 +2,7 @@
 //! figure measured in this run.
 //!
 //! A [`Check`] compares the two as the document printed them (same
-//! rounding) and shows "document 89,813 · measured 89,813 ✓".
+//! rounding) and shows "reference 89,813 · measured 89,813 ✓".
 //!
 //! A row stays honest when a reader edits the parameters: it names the
 //! parameters its figure depends on ([`Check::under`], from a [`Params`]),
@@ -17,7 +17,7 @@
 //! c.push(Check::count("keys moved by fixed shards", 89_813, 89_813));
 //! c.push(Check::percent("share moved", "8.98%", 0.089813));
 //! assert!(c.all_match());
-//! assert_eq!(c.checks()[0].line(), "document 89,813 · measured 89,813 ✓");
+//! assert_eq!(c.checks()[0].line(), "reference 89,813 · measured 89,813 ✓");
 //!
 //! // A reader ran 40 points per node on 20,000 keys instead:
 //! let p = Params::new().param("points per node", 150, 40).param("keys", 100_000, 20_000);
@@ -26,7 +26,7 @@
 //!     .theory("1/4 ± 3σ", 0.25, 0.03);
 //! assert_eq!(
 //!     row.line(),
-//!     "document (points per node 150, keys 100,000): 25.3% · this run (points per node 40, keys 20,000): 18.8% · \
+//!     "reference (points per node 150, keys 100,000): 25.3% · this run (points per node 40, keys 20,000): 18.8% · \
 //!      theory for this run: 1/4 ± 3σ = 25.0% ± 3.0%, this run is outside ≠ (points per node, keys differ)"
 //! );
 //! ```
@@ -157,7 +157,7 @@ impl Check {
     /// ```
     /// use reshard::tutor::Check;
     /// let same = Check::placements("node of each key", [("k1", "A", "A"), ("k2", "B", "B")]);
-    /// assert_eq!(same.line(), "document 2 · measured 2 ✓");
+    /// assert_eq!(same.line(), "reference 2 · measured 2 ✓");
     /// let differ = Check::placements("node of each key", [("k1", "A", "A"), ("k2", "B", "C"), ("k3", "A", "B")]);
     /// assert!(!differ.matches());
     /// assert_eq!(differ.measured, "1 (2 differ; first k2: predicted B, observed C)");
@@ -296,7 +296,7 @@ impl Check {
         Some(format!("{} = {} ± {}{place}", t.formula, f(t.expected), f(t.tolerance)))
     }
 
-    /// One line: `"document 89,813 · measured 89,813 ✓"`, or with its
+    /// One line: `"reference 89,813 · measured 89,813 ✓"`, or with its
     /// conditions when this run's parameters differ from the document's.
     pub fn line(&self) -> String {
         match self.verdict() {
@@ -304,7 +304,7 @@ impl Check {
                 let theory = self.theory_text().map_or(String::new(), |t| format!(" · theory for this run: {t}"));
                 let differ = self.params.differing_only();
                 format!(
-                    "document ({}): {} · this run ({}): {}{theory} {}",
+                    "reference ({}): {} · this run ({}): {}{theory} {}",
                     differ.document_conditions(),
                     self.document,
                     differ.run_conditions(),
@@ -312,7 +312,7 @@ impl Check {
                     self.mark()
                 )
             }
-            _ => format!("document {} · measured {} {}", self.document, self.measured, self.mark()),
+            _ => format!("reference {} · measured {} {}", self.document, self.measured, self.mark()),
         }
     }
 }
@@ -378,8 +378,8 @@ impl Checks {
         self
     }
 
-    /// Name the reference column something other than "document" (e.g.
-    /// "Python" or "rule") when the reference is not a document's figure.
+    /// Name the reference column (default "reference"): "article" for a
+    /// source article's figure, "Python", "rule", "published", "predicted"…
     pub fn reference_label(mut self, label: impl Into<String>) -> Self {
         self.reference = Some(label.into());
         self
@@ -411,7 +411,7 @@ impl Checks {
     /// One row per figure; rows whose parameters differ from the
     /// document's carry their conditions and the theory for this run.
     pub fn table(&self) -> Table {
-        let reference = self.reference.as_deref().unwrap_or("document");
+        let reference = self.reference.as_deref().unwrap_or("reference");
         let other = self.checks.iter().any(|c| c.verdict() == Verdict::OtherParameters);
         let mut t = if other {
             Table::new(self.title.clone(), ["figure", reference, "this run", "theory for this run", ""])
@@ -422,7 +422,7 @@ impl Checks {
             let mark = match (&c.corrected, c.verdict()) {
                 (Some(why), Verdict::Corrected) => format!("corrected: {why}"),
                 (Some(why), Verdict::OtherParameters) => {
-                    format!("{} · the document's figure is corrected: {why}", c.mark())
+                    format!("{} · the {reference} figure is corrected: {why}", c.mark())
                 }
                 _ => c.mark(),
             };
@@ -445,14 +445,14 @@ impl Checks {
         let mut notes: Vec<String> = Vec::new();
         if self.checks.iter().any(|c| c.verdict() == Verdict::Differs) {
             notes.push(self.note.clone().unwrap_or_else(|| {
-                "≠ under the document's own parameters: this run and the document disagree".to_string()
+                format!("≠ under the {reference} column's own parameters: this run disagrees with it")
             }));
         }
         if other {
-            notes.push(
-                "≠ (… differs): this run's parameters are not the document's, so its figures need not agree; the theory column says where this run should land"
-                    .to_string(),
-            );
+            notes.push(format!(
+                "≠ (… differs): this run's parameters are not the {reference} column's, so its figures need not agree; \
+                 the theory column says where this run should land"
+            ));
         }
         if !notes.is_empty() {
             t.note(notes.join(" · "));

@@ -2,7 +2,7 @@
 //! crate grades.
 //!
 //! A Predict cell is followed by a guess cell the reader fills in
-//! (`let guess = Guess::percent(9.0);`, or `Guess::none()` by default), and
+//! (`let guess = Guess::percent(p);` for p percent, or `Guess::none()` by default), and
 //! the Observe cell prints the guess beside this run's figure — nothing
 //! when no guess was given. A notebook ends with a [`Quiz`] on new
 //! parameters whose answers the crate measures and grades.
@@ -10,14 +10,14 @@
 //! ```
 //! use reshard::prelude::*;
 //! use reshard::tutor::{Guess, Quiz};
-//! assert_eq!(Guess::percent(9.0).versus_share(0.91049), "your guess 9% · measured 91.0%\n");
+//! assert_eq!(Guess::percent(40.0).versus_share(0.91049), "your guess 40% · measured 91.0%\n");
 //! assert_eq!(Guess::none().versus_share(0.91049), "");
 //!
 //! let keys = KeySet::plain(10_000).hashed(HashWidth::Bits128)?;
-//! let quiz = Quiz::new("hash % N").ask_modulo(&keys, 10, 12)?;
-//! let graded = quiz.grade(&[Guess::percent(83.0)]);
-//! assert_eq!(graded.correct(), 1); // 10 → 12 moves 1 − 10/60 ≈ 83.3%
-//! assert!(!quiz.table().to_string().contains("83")); // the sheet shows no answer
+//! let quiz = Quiz::new("hash % N").ask_modulo(&keys, 10, 15)?;
+//! let graded = quiz.grade(&[Guess::percent(66.7)]);
+//! assert_eq!(graded.correct(), 1); // 10 → 15 moves 1 − 10/30 ≈ 66.7%
+//! assert!(!quiz.table().to_string().contains("66")); // the sheet shows no answer
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
@@ -33,7 +33,7 @@ pub enum Guess {
     /// No guess given: the Observe cell stays silent.
     #[default]
     None,
-    /// A share, as a fraction (`Guess::percent(9.0)` is 0.09).
+    /// A share, as a fraction (`Guess::percent(40.0)` is 0.4).
     Share(f64),
     /// A number of keys, shards, nodes…
     Count(u64),
@@ -45,7 +45,7 @@ impl Guess {
         Guess::None
     }
 
-    /// A guess in percent: `Guess::percent(9.0)` is 9%.
+    /// A guess in percent: `Guess::percent(40.0)` is 40%.
     /// A guess that is not a finite number (NaN, ±∞) says so beside the
     /// measurement and is never graded right:
     ///
@@ -95,7 +95,7 @@ fn measured_pct(share: f64) -> String {
 pub(crate) fn short_pct(share: f64) -> String {
     let p = 100.0 * share;
     if !p.is_finite() {
-        return format!("{p} (not a percentage: write e.g. Guess::percent(9.0))");
+        return format!("{p} (not a percentage: write Guess::percent(p) with p a number of percent, 0 to 100)");
     }
     if (p - p.round()).abs() < 1e-9 {
         format!("{}%", p.round())

@@ -1,5 +1,5 @@
 //! Beside the three floors: the source documents' figures and this run's,
-//! side by side ("document 89,813 · measured 89,813 ✓"); the reader's
+//! side by side ("reference 89,813 · measured 89,813 ✓"); the reader's
 //! guesses, kept with their measurements ([`Predictions`]); and each lab's
 //! exercise, the learner's function checked against the crate's
 //! ([`exercises`]).
@@ -10,6 +10,7 @@ pub mod check;
 pub mod exercises;
 pub mod guess;
 pub mod observed;
+pub mod observed_cache;
 #[cfg(feature = "postgres")]
 pub mod observed_pg;
 pub mod params;

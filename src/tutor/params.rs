@@ -13,7 +13,10 @@
 //! assert!(same.differing().is_empty());
 //! let edited = Params::new().param("keys", 100_000, 20_000).param("points per node", 150, 150);
 //! assert_eq!(edited.differing(), ["keys"]);
-//! assert!(edited.to_string().contains("keys 20,000 (document 100,000)"));
+//! assert!(edited.to_string().contains("keys 20,000 (text 100,000)"));
+//! // a lab names its source instead of "document"
+//! let named = edited.reference_label("study exercise");
+//! assert!(named.to_string().contains("keys 20,000 (study exercise 100,000)"));
 //! ```
 
 use crate::present::tables::{emit, esc};
@@ -37,6 +40,9 @@ pub struct Param {
 #[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Params {
     params: Vec<Param>,
+    /// What the reference values are called when shown; "text" (the lab's own) if none.
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
+    reference: Option<String>,
 }
 
 /// A value as a reader writes it: integers with thousands separators, lists
@@ -117,6 +123,14 @@ impl Params {
         self
     }
 
+    /// Name the source of the reference values something other than
+    /// "text" (the lab's prose) when shown (e.g. "study exercise": "These are the study
+    /// exercise's parameters …", "keys 20,000 (study exercise 200,000)").
+    pub fn reference_label(mut self, label: impl Into<String>) -> Self {
+        self.reference = Some(label.into());
+        self
+    }
+
     /// The parameters, in order.
     pub fn params(&self) -> &[Param] {
         &self.params
@@ -125,7 +139,8 @@ impl Params {
     /// Only the parameters named (in the order of `names`; unknown names
     /// are left out).
     pub fn only(&self, names: &[&str]) -> Params {
-        Params { params: names.iter().filter_map(|n| self.params.iter().find(|p| p.name == *n).cloned()).collect() }
+        let params = names.iter().filter_map(|n| self.params.iter().find(|p| p.name == *n).cloned()).collect();
+        Params { params, reference: self.reference.clone() }
     }
 
     /// The names of the parameters whose run value differs from the document's.
@@ -135,7 +150,8 @@ impl Params {
 
     /// Only the parameters whose run value differs from the document's.
     pub fn differing_only(&self) -> Params {
-        Params { params: self.params.iter().filter(|p| p.document != p.run).cloned().collect() }
+        let params = self.params.iter().filter(|p| p.document != p.run).cloned().collect();
+        Params { params, reference: self.reference.clone() }
     }
 
     /// `"points per node 150, keys 100,000"`: the document's conditions.
@@ -166,18 +182,19 @@ impl crate::present::Show for Params {
 
 impl fmt::Display for Params {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let r = self.reference.as_deref().unwrap_or("text");
         let differ: Vec<String> = self
             .params
             .iter()
             .filter(|p| p.document != p.run)
-            .map(|p| format!("{} {} (document {})", p.name, p.run, p.document))
+            .map(|p| format!("{} {} ({r} {})", p.name, p.run, p.document))
             .collect();
         if differ.is_empty() {
-            write!(f, "These are the document's parameters: the bold numbers in the text are this run's too.")
+            write!(f, "These are the {r}'s parameters: the bold numbers in the text are this run's too.")
         } else {
             write!(
                 f,
-                "This run differs from the document: {}. The bold numbers in the text are the document's; \
+                "This run differs from the {r}: {}. The bold numbers in the text are the {r}'s; \
                  the tables and checks below are this run's.",
                 differ.join(", ")
             )

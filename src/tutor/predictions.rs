@@ -6,12 +6,12 @@
 //! ```
 //! use reshard::tutor::{Guess, Predictions};
 //! let mut book = Predictions::in_memory("01");
-//! let line = book.share("share moved, 10 → 11", Guess::percent(9.0), 0.9091);
-//! assert_eq!(line, "prediction · share moved, 10 → 11: your guess 9% · measured 90.9%\n");
+//! let line = book.share("share moved, 10 → 11", Guess::percent(40.0), 0.9091);
+//! assert_eq!(line, "prediction · share moved, 10 → 11: your guess 40% · measured 90.9%\n");
 //! let line = book.count("keys on the emptiest node", Guess::none(), 1_234);
 //! assert_eq!(line, "prediction · keys on the emptiest node: no guess written · measured 1,234\n");
 //! let table = book.table().to_string();
-//! assert!(table.contains("−81.9 points"), "{table}");
+//! assert!(table.contains("−50.9 points"), "{table}");
 //! ```
 
 use std::fmt::Write as _;

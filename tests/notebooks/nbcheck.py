@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import html
+import json
 import re
 import sys
 from pathlib import Path
@@ -22,6 +23,9 @@ import nbformat
 import nbrun
 
 RUN_DEPENDENT_TAG = "run-dependent"
+# An explorable's chart (reshard::present::Explorable): JupyterLab draws it and saves an image/png
+# of it beside the spec, which a fresh run (no browser) does not make: not compared.
+VEGA_MIMES = ("application/vnd.vegalite.v5+json", "application/vnd.vega.v5+json")
 
 # Text-like MIME types are diffed; the rest are reported as "image differs".
 TEXT_MIMES = ("text/plain", "text/html", "text/markdown", "text/latex", "application/json")
@@ -40,6 +44,11 @@ class CheckFailure(AssertionError):
 
 def _text(v) -> str:
     return "".join(v) if isinstance(v, list) else str(v)
+
+
+def _data_text(v) -> str:
+    """A MIME bundle's value as text: JSON data (a Vega-Lite spec) with sorted keys."""
+    return json.dumps(v, sort_keys=True, ensure_ascii=False) if isinstance(v, dict) else _text(v)
 
 
 def normalized_outputs(cell) -> list[tuple[str, str, str]]:
@@ -61,7 +70,9 @@ def normalized_outputs(cell) -> list[tuple[str, str, str]]:
         elif ot in ("execute_result", "display_data"):
             d = out.get("data", {})
             for mime in sorted(d):
-                data.append(("data", mime, _text(d[mime])))
+                if mime == "image/png" and any(m in d for m in VEGA_MIMES):
+                    continue  # JupyterLab's picture of a chart it drew, saved beside the spec
+                data.append(("data", mime, _data_text(d[mime])))
         elif ot == "error":
             data.append(("error", out.get("ename", ""), "\n".join(out.get("traceback", []))))
     return ([("stream", "stdout", stdout)] if stdout is not None else []) + data

@@ -48,17 +48,30 @@ def test_student_edition_has_no_outputs_and_no_answers(out, nb):
     predicts = [c for c in teacher.cells if "predict" in c.metadata.get("tags", [])]
     lines = [c for c in student.cells if "prediction-line" in c.metadata.get("tags", [])]
     assert len(lines) == len(predicts), "a Predict without a line to write the prediction on"
-    assert len(student.cells) == len(teacher.cells) - len(answers) + len(boxes) + len(lines)
+    quiz = [c for c in student.cells if "quiz-lines" in c.metadata.get("tags", [])]
+    assert len(student.cells) == len(teacher.cells) - len(answers) + len(boxes) + len(lines) + len(quiz)
     kinds = ["why-box" in c.metadata.get("tags", []) for c in student.cells]
     assert not any(a and b for a, b in zip(kinds, kinds[1:])), "two Why? boxes in a row"
     guesses = [c.source for c in teacher.cells if "guess" in c.metadata.get("tags", [])]
-    assert guesses == [c.source for c in student.cells if "guess" in c.metadata.get("tags", [])]
+    assert guesses == [unnumbered(c) for c in student.cells if "guess" in c.metadata.get("tags", [])]
+    code = [c for c in student.cells if c.cell_type == "code"]
+    assert [editions.cell_number(c) for c in code] == list(range(1, len(code) + 1)), "cells numbered 1, 2, …"
     assert "BEGIN SOLUTION" not in "".join(c.source for c in student.cells), "a model solution left in"
     how = [c.source for c in student.cells if "how-to-use" in c.metadata.get("tags", [])]
     assert how in ([], [editions.HOW_TO_USE["student"]])
     html = (out / "student" / (nb.stem + ".html")).read_text()
     assert "<img" not in html, "the student's page shows a plot: an output was not cleared"
+    assert not re.search(r'<div[^>]*class="[^"]*jp-CodeCell', html), "the printed worksheet shows a code cell"
     assert "https://" not in "".join(re.findall(r"<script[^>]*>", html)), "a script needs the network"
+    # every code cell of the .ipynb is named on paper, in order: "Run cell N", "cell N"
+    named = sorted({int(n) for a, b in re.findall(r"cells? (\d+)(?:–(\d+))?", html) for n in (a, b) if n})
+    assert set(range(1, len(code) + 1)) <= set(named) | {n for a, b in re.findall(r"cells (\d+)–(\d+)", html)
+                                                       for n in range(int(a), int(b) + 1)}, named
+
+
+def unnumbered(cell) -> str:
+    """A student cell's source without the `// cell N` line the edition adds."""
+    return "\n".join(l for l in cell.source.split("\n") if not editions.CELL_MARK_RE.match(l.strip()))
 
 
 def test_the_student_edition_of_an_answer_is_a_box():
@@ -176,10 +189,20 @@ def test_the_student_edition_is_a_worksheet():
     for k, (is_predict, _) in enumerate(kinds):
         if is_predict:
             assert kinds[k + 1][1].startswith("**Your prediction"), "no line to write the prediction on"
-    assert editions.PREDICTION_LINE == "**Your prediction:** ______________________________"
+    assert tagged(student, "prediction-line")[0].source == \
+        "**Your prediction** (share moved, 10 → 11, hash % N): ______________________________"
     assert len(tagged(student, "why-box")) == 2
     assert "todo!(" in tagged(student, "solution")[0].source
     assert tagged(student, "check"), "the check stays: it tests the student's function"
+    (quiz,) = tagged(student, "quiz-lines")  # after the cell where the answers are written
+    assert quiz.source.splitlines()[2:] == [
+        "1. hash % N, 10 → 12: share moved (right within ± 2%): ______________________________",
+        "2. hash % N, 10 → 20: share moved (right within ± 2%): ______________________________"]
+    assert "83.3" not in quiz.source and "50.0" not in quiz.source
+    code = [c for c in student.cells if c.cell_type == "code"]
+    assert code[0].source.startswith(':dep reshard = { path = "..", default-features = false, features = ["charts"] }'
+                                     '\n// cell 1\nuse reshard::notebook::*;')  # after the `:dep` line
+    assert [c.source.split("\n")[0] for c in code[1:4]] == ["// cell 2", "// cell 3", "// cell 4"]
     nbformat.validate(student)
 
 
@@ -193,7 +216,68 @@ def test_a_predict_with_several_answers_gets_a_line_each():
     student = editions.student_edition(nb)
     (line,) = [c.source for c in student.cells if "prediction-line" in c.metadata.get("tags", [])][:1]
     assert "- share moved, 3 → 4: ___" in line and "- share moved, 10 → 11: ___" in line
+    # the Predict's accepted labels come too, though the outputs did not print it
+    assert "- share moved, 10 → 11, hash % N: ___" in line
     assert "75.0" not in line and "91.0" not in line  # the labels, never the answers
+
+
+def test_a_notebook_without_outputs_still_gets_its_lines_from_accept():
+    nb = editions.clear_outputs(lab())
+    labels = [c.metadata["reshard"]["labels"] for c in tagged(editions.student_edition(nb), "prediction-line")]
+    assert labels == [["share moved, 10 → 11, hash % N"], ["keys on the new node, 10 → 11"]]
+
+
+def paper(nb) -> str:
+    return "\n".join(c.source for c in editions.worksheet(nb).cells)
+
+
+def test_the_printed_worksheet_has_no_code():
+    nb = lab()
+    sheet = editions.worksheet(nb)
+    assert all(c.cell_type == "markdown" for c in sheet.cells)
+    text = paper(nb)
+    for code in ("print!(", "book.share(", "partition_point", "Quiz::new", "assert!(", ":dep"):
+        assert code not in text, code
+    # which cell to run, where to write each guess, the parameters, the exercise's stub signature
+    assert '<p class="run">▶ Run cells 1–2.</p>' in text or '<p class="run">▶ Run cell 1.</p>' in text
+    assert "<code>n_keys</code> = <code>100_000</code>" in text
+    assert "✎ Write your guess on the first line of cell 3 (as <code>Guess::percent(…)</code>), then run it." in text
+    assert "✎ Write your guess on the first line of cell 4 (as <code>Guess::count(…)</code>), then run it." in text
+    assert "✎ In cell 5, write the body of <code>fn ring_owner(points: &amp;[(u32, usize)], hash: u32) -&gt; usize</code>" in text
+    assert "▶ Run cell 6: it checks your function" in text
+    assert "▶ Run cell 7: it works out the quiz" in text
+    assert "✎ Write your answers in cell 8, in order, as <code>Guess::percent(…)</code>, then run it." in text
+    assert text.index("2. hash % N, 10 → 20") < text.index("✎ Write your answers in cell 8")
+    # a labelled line per asked value and per quiz question, named by its label, never its value
+    assert '<span class="label">share moved, 10 → 11, hash % N</span>' in text
+    assert '<span class="label">2. hash % N, 10 → 20: share moved</span>' in text
+    for value in ("90.9", "9,091", "83.3%", "50.0%"):
+        assert value not in text, value
+    assert text.count('class="why-box"') == 2
+
+
+def test_a_question_asked_after_running_leaves_room_to_copy_the_output():
+    nb = lab()
+    p = next(c for c in nb.cells if "predict" in c.metadata.get("tags", []) and
+             "new node" in c.source)
+    p.metadata["reshard"]["after_run"] = "the bar of the new node"
+    text = paper(nb)
+    assert "Asked after running: copy here the bar of the new node (cell 3)." in text
+    assert text.count('class="copy-box"') == 1
+    assert text.index("copy-box") > text.index("keys on the new node, 10 → 11</span>")
+
+
+def test_an_untagged_quiz_still_gets_its_answers_line():
+    nb = lab()
+    next(c for c in nb.cells if "quiz" in c.metadata.get("tags", [])).metadata["tags"] = []
+    assert "✎ Write your answers in cell 8, in order" in paper(nb)
+
+
+def test_a_go_deeper_cell_says_what_to_change():
+    nb = lab()
+    change = nbformat.v4.new_code_cell("// Change `n_keys` in the parameters cell and run again.\nlet x = 1;")
+    nb.cells.insert(len(nb.cells) - 2, change)
+    assert "▶ Run cell 9: Change <code>n_keys</code> in the parameters cell and run again.</p>" in paper(nb)
 
 def test_the_learner_copy_collapses_every_answer_and_keeps_the_model_solution():
     original, copy = lab(), editions.learner_copy(lab())
@@ -252,12 +336,20 @@ def test_the_answer_key_holds_each_predicts_answer(tmp_path):
     chromium = handouts.find_chromium()
     written = answer_key.write(nb, Path("01-lab.ipynb"), tmp_path, chromium)
     page = (tmp_path / "01-key.html").read_text()
-    for text in ("share moved, 10 → 11, hash % N: <b>90.9%</b>", "keys on the new node, 10 → 11: <b>9,091</b>",
-                 "about 9%, as adding one node of eleven should",
-                 "a key stays only where h % 10 = h % 11: 10 of every 110 hash values",
-                 "What moves when a cluster grows?", "Ten nodes become eleven", "check_ring_owner", "2 points"):
+    for text in ('share moved, 10 → 11, hash % N</td><td class="value"><b>90.9%</b></td>'
+                 "<td>89–92%: within a point of 1 − 10/110</td>",
+                 'keys on the new node, 10 → 11</td><td class="value"><b>9,091</b>',
+                 "<b>Common wrong answer:</b> about 9%, as adding one node of eleven should.",
+                 "<b>Why:</b> a key stays only where h % 10 = h % 11: 10 of every 110 hash values.",
+                 "What moves when a cluster grows?", "Ten nodes become eleven", "check_ring_owner", "2 points",
+                 # the quiz: each answer with its reason
+                 'hash % N, 10 → 12: share moved</td><td class="value"><b>83.3%</b></td><td>± 2%</td>'
+                 "<td>10 and 12 share the factor 2: lcm 60, 10 of 60 stay</td>",
+                 '<td class="value"><b>50.0%</b></td>',
+                 # the model solution, without its markers
+                 "let i = points.partition_point(|p| p.0 &lt; hash);\npoints[i % points.len()].1</pre>"):
         assert text in page, text
-    assert "Predict." not in page and "<script" not in page
+    assert "Predict." not in page and "<script" not in page and "BEGIN SOLUTION" not in page
     if chromium is None:
         pytest.skip("no Chromium (Debian: apt install chromium): the key's PDF and its page count untested")
     assert tmp_path / "01-key.pdf" in written
@@ -271,15 +363,25 @@ def test_the_answer_key_gives_the_range_that_counts_and_what_varies(tmp_path):
     predicts[1].metadata["reshard"]["run_dependent"] = {"keys on the new node, 10 → 11": "9,050–9,130 over 5 runs"}
     answer_key.write(nb, Path("01-lab.ipynb"), tmp_path, None)
     page = (tmp_path / "01-key.html").read_text()
-    assert "<b>90.9%</b> · <span class=\"accept\">right: 89–92%: within a point</span>" in page, page
-    assert "changes from run to run: 9,050–9,130 over 5 runs" in page, page
+    assert "<b>90.9%</b></td><td>89–92%: within a point</td>" in page, page
+    assert '<span class="varies">· changes from run to run: 9,050–9,130 over 5 runs</span>' in page, page
 
 
 def test_a_predict_without_a_measured_line_says_so():
     nb = lab()
     nb.cells[6].outputs = []
     page = answer_key.key_html(nb, "x.ipynb")
-    assert "no measured line in the outputs" in page
+    assert "— not in the committed outputs: run the notebook" in page  # its accepted label, unmeasured
+    del nb.cells[5].metadata["reshard"]["accept"]
+    assert "no measured line in the outputs" in answer_key.key_html(nb, "x.ipynb")
+
+
+def test_a_quiz_answer_without_its_why_says_so():
+    nb = lab()
+    quiz = next(c for c in nb.cells if "quiz" in c.metadata.get("tags", []))
+    quiz.metadata["reshard"]["quiz"] = [{"why": "x"}]
+    assert [q["why"] for q in answer_key.quiz(nb)] == ["x", ""]
+    assert "no reason given" in answer_key.key_html(nb, "x.ipynb")
 
 
 def pdf_pages(pdf: Path) -> int:
@@ -318,3 +420,19 @@ def test_the_keys_question_leaves_out_headings_and_the_predict_label():
     assert answer_key.measured_lines("x\nprediction · a: b, c: your guess 9% · measured 90.9%\n"
                                      "prediction · keys: no guess written · measured 1,234\n") == \
         [("a: b, c", "90.9%"), ("keys", "1,234")]
+
+
+def test_the_worksheet_shows_an_explorable_s_default_view_unless_it_answers():
+    """Issue 28: on paper an explorable is the picture of its default view (the SVG the crate drew),
+    beside 'run cell N, then drag its slider'; one in an `answer` cell shows an answer and stays off."""
+    nb = nbformat.read(REPO / "tests" / "notebooks" / "fixtures" / "explorable.ipynb", as_version=4)
+    sheet = editions.worksheet(nb)
+    shown = [c.source for c in sheet.cells if "explorable-picture" in c.metadata.get("tags", [])]
+    assert len(shown) == 1 and "data:image/svg+xml;base64," in shown[0] and "drag its slider" in shown[0]
+    assert not any("vega" in json.dumps(c.get("outputs", [])) for c in sheet.cells if c.cell_type == "code")
+    for cell in nb.cells:
+        if cell.get("id") == "explore":
+            cell.metadata["tags"] = ["answer"]
+    hidden = editions.worksheet(nb)
+    assert not any("explorable-picture" in c.metadata.get("tags", []) for c in hidden.cells)
+    assert "data:image/svg+xml" not in json.dumps(hidden.cells)

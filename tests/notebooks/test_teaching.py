@@ -52,7 +52,7 @@ def test_a_good_notebook_passes(tmp_path):
 
 def test_a_guess_cell_may_go_on_with_the_observe_code(tmp_path):
     cells = json.loads(json.dumps(GOOD))
-    cells[2] = cell("code", "// first your guess\nlet guess = Guess::none(); // e.g. Guess::percent(9.0)\n"
+    cells[2] = cell("code", "// first your guess\nlet guess = Guess::none(); // as Guess::percent(…)\n"
                     "let m = measure();\nprint!(\"{}\", guess.versus_share(m));", ["guess"])
     assert teaching.problems(write(tmp_path, cells), lab=False) == []
 
@@ -201,7 +201,7 @@ CODE_LINES = "\n".join(f"let x{i} = {i};" for i in range(15))
         (plant("exercise", *sum((predict_step(n) for n in range(5)), [])), "7 Predicts (at most 6)"),
         (plant("exercise", md(WORDS)), "student-visible words (at most 1,500)"),
         (plant("exercise", *[cell("code", CODE_LINES) for _ in range(16)]), "code lines (at most 250)"),
-        (plant("exercise", *[cell("code", "x;") for _ in range(24)]), "31 code cells (at most 30)"),
+        (plant("exercise", *[cell("code", "x;") for _ in range(21)]), "31 code cells (at most 30)"),
         # the leak gate: a Why's bold figure in a cell's source, or in an output, above its Predict
         (lambda c: c.__setitem__(4, md("## Step 1 · 90.9% of what?")), "bold '90.9%' is already visible in cell 4"),
         (lambda c: c[6]["outputs"][0].__setitem__("text", c[6]["outputs"][0]["text"] + "new node: 9,091 keys\n"),
@@ -217,6 +217,7 @@ CODE_LINES = "\n".join(f"let x{i} = {i};" for i in range(15))
         (retag("how-to-use", []), "0 cells tagged `how-to-use`"),
         (plant("exercise", md("How to use, again.", ["how-to-use"])), "2 cells tagged `how-to-use`"),
         (retag("predictions", []), "no code cell tagged `predictions`"),
+        (retag("parameters", []), "0 cells tagged `parameters`"),
         # the Predict's metadata and its book line
         (edit("predict", drop_meta(["reshard", "wrong"])), "lacks metadata reshard.wrong"),
         (edit("predict", drop_meta(["reshard", "why"])), "lacks metadata reshard.why"),
@@ -258,45 +259,101 @@ def test_a_figure_inside_a_name_or_a_clock_time_is_not_that_figure():
 
 def test_the_lab_budget_counts_as_labcheck_does():
     size = teaching.budget(lab_cells())
-    # counted by hand from fixtures/lab.ipynb: 2 Predicts; code lines 3+1+3+3+6+3+1; 7 code cells
+    # counted by hand from fixtures/lab.ipynb: 2 Predicts; code lines 3+1+3+3+6+3 + 4+1+1 (the quiz) + 1;
+    # 10 code cells
     assert size["predicts"] == 2
-    assert size["code_lines"] == 20 and size["code_cells"] == 7
+    assert size["code_lines"] == 26 and size["code_cells"] == 10
     assert teaching.student_words("a [link](http://x.y/z) <b>b</b> — 1,500") == 4
 
 
-# ---- findings and grading (issue "A course a teacher adopts") --------------------------------
+# ---- findings and grading, nothing given away (issue 27, "A course a teacher adopts") ---------
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def graded_cells():
-    """The lab fixture with the findings metadata: an id and an accepted range per Predict, and
-    guess examples that show the form only."""
-    cells = lab_cells()
-    ids = iter(["modulo-10-11-moved", "new-node-share"])
-    labels = iter(["share moved, 10 → 11, hash % N", "keys on the new node, 10 → 11"])
-    for c in cells:
-        if "predict" in c["metadata"].get("tags", []):
-            c["metadata"]["reshard"].update(finding=next(ids), accept={next(labels): "within a point: why"})
-        if "guess" in c["metadata"].get("tags", []):
-            c["source"] = c["source"].replace("Guess::percent(9.0)", "Guess::percent(…)") \
-                .replace("Guess::count(5_000)", "Guess::count(…)")
-    return cells
+    """The lab fixture: every Predict with its finding id and accepted ranges, forms-only guess
+    examples, and a quiz whose building cell is tagged `quiz` with a why per question."""
+    return lab_cells()
 
 
 def test_the_graded_fixture_keeps_every_rule(tmp_path):
     assert lab_found(tmp_path, graded_cells()) == []
 
 
+def quiz_cell(c):
+    return next(x for x in c if "quiz" in x["metadata"].get("tags", []))
+
+
+def predicts(c):
+    return [x for x in c if "predict" in x["metadata"].get("tags", [])]
+
+
+def second_guess(fn):
+    """Change the guess cell of the second Predict (keys on the new node: 9,091)."""
+    def change(c):
+        i = c.index(predicts(c)[1]) + 1
+        c[i] = fn(c[i])
+    return change
+
+
+def add_output(i, text_):
+    def change(c):
+        c[i]["outputs"].append({"output_type": "stream", "name": "stdout", "text": text_})
+    return change
+
+
 @pytest.mark.parametrize(
     "change, expected",
     [
+        # every Predict: its finding, and a range that counts as right for each value it asks
         (edit("predict", drop_meta(["reshard", "finding"])), "lacks metadata reshard.finding"),
         (edit("predict", drop_meta(["reshard", "accept"])), "reshard.accept has no range for"),
         (edit("predict", lambda c: (c["metadata"]["reshard"]["accept"].update(other="x"), c)[1]),
          "reshard.accept names 'other'"),
         (edit("predict", lambda c: (c["metadata"]["reshard"].update(run_dependent={"nope": "1–2"}), c)[1]),
          "reshard.run_dependent names 'nope'"),
+        # a question asked after running: marked, so the worksheet says which cell to run first
+        (edit("predict", lambda c: set_source(c, c["source"] + " Read it off the chart above.")),
+         "set metadata reshard.after_run"),
+        (edit("predict", lambda c: (c["metadata"]["reshard"].update(after_run=""), c)[1]),
+         "reshard.after_run is true, or a few words"),
+        # guess examples are forms: in a guess cell, in any code comment, in the prose
         (edit("guess", lambda c: set_source(c, c["source"].replace("Guess::percent(…)", "Guess::percent(9.0)"))),
          "the guess example shows a value, Guess::percent(9.0)"),
+        (plant("exercise", cell("code", "let x = 1; // e.g. Guess::count(12_000)")),
+         "the guess example shows a value, Guess::count(12_000)"),
+        (edit("how-to-use", lambda c: set_source(c, c["source"] + " For example `Guess::percent(40.0)`.")),
+         "the guess example shows a value, Guess::percent(40.0)"),
+        (edit("quiz", lambda c: c) if False else
+         (lambda c: c.__setitem__(c.index(quiz_cell(c)) + 1, cell(
+             "code", "let answers = [Guess::none(), Guess::none()]; // e.g. Guess::percent(50.0)", ["guess"]))),
+         "Guess::percent(50.0)"),
+        # a guess comment shows no answer: no figure at or near a measured value, no output's shape
+        (second_guess(lambda c: set_source(c, c["source"].replace("as Guess::count(…)", "about 9,100?"))),
+         "a guess comment holds 9,100, at or near the answer (keys on the new node, 10 → 11: 9,091)"),
+        (second_guess(lambda c: set_source(c, c["source"].replace("as Guess::count(…)", "a reply like \"MOVED 866 D\""))),
+         "a guess comment quotes an output with a value"),
+        # two figures above a Predict that make its answer
+        (add_output(6, "old nodes keep 18,182 keys; 27,273 keys sit on nodes 9 and 10\n"),
+         "its answer 9,091 ('keys on the new node, 10 → 11') is 27,273 − 18,182"),
+        (plant("predict", cell("code", "sample()", outputs=[{"output_type": "stream", "name": "stdout",
+                                                              "text": "45,450 of the 50,000 keys sampled\n"}])),
+         "its answer 90.9% ('share moved, 10 → 11, hash % N') is 45,450 ÷ 50,000"),
+        # "the document" bare: the labs name the article, the checks carry a label
+        (plant("exercise", md("As the document says, keys move.")), "says 'the document': name the source article"),
+        (add_output(6, "check\n  figure    document  measured\n  moved        90.9%     90.9%  ✓\n"),
+         "the crate's default wording of a check"),
+        (add_output(6, "These are the document's parameters: the bold numbers in the text are this run's too.\n"),
+         "`Params`' own sentence"),
+        # the quiz: its building cell tagged, a why per question, a cell to answer in
+        (lambda c: quiz_cell(c)["metadata"].update(tags=[]), "not tagged `quiz`"),
+        (lambda c: quiz_cell(c)["metadata"]["reshard"].update(quiz=[{"why": "x"}]),
+         "reshard.quiz has 1 entries for 2 questions"),
+        (lambda c: quiz_cell(c)["metadata"]["reshard"].update(quiz=[{"why": ""}, {"why": "x"}]),
+         "the quiz cell lacks metadata reshard.quiz"),
+        (lambda c: c[c.index(quiz_cell(c)) + 1]["metadata"].update(tags=[]),
+         "the code cell after the quiz is where the reader answers"),
     ],
 )
 def test_each_findings_rule_catches(tmp_path, change, expected):
@@ -306,9 +363,54 @@ def test_each_findings_rule_catches(tmp_path, change, expected):
     assert any(expected in f for f in found), "\n".join(found)
 
 
-def test_a_lab_without_finding_ids_is_not_held_to_them(tmp_path):
-    cells = lab_cells()  # no ids, and a guess example with a value: the older labs' form
-    assert not any("finding" in f or "guess example" in f for f in lab_found(tmp_path, cells))
+def test_a_known_coincidence_is_not_a_giveaway(tmp_path):
+    cells = graded_cells()
+    add_output(6, "old nodes keep 18,182 keys; 27,273 keys sit on nodes 9 and 10\n")(cells)
+    assert any("27,273 − 18,182" in f for f in lab_found(tmp_path, cells))
+    predicts(cells)[1]["metadata"]["reshard"]["coincidences"] = {"27,273 − 18,182": "why it tells nothing"}
+    assert not any("27,273 − 18,182" in f for f in lab_found(tmp_path, cells))
+
+
+def test_small_figures_runs_and_answers_do_not_count_as_a_pair(tmp_path):
+    cells = graded_cells()
+    # 9,101 − 10 is the answer, but 10 is a parameter-sized figure; a run-dependent cell's figures
+    # (ports, timings) change every run; an answer cell's figures come after the question anyway
+    add_output(6, "9,101 keys on 10 nodes\n")(cells)
+    cells.insert(7, cell("code", "t", ["run-dependent"], outputs=[
+        {"output_type": "stream", "name": "stdout", "text": "started on ports 19,191 and 10,100\n"}]))
+    assert not any("two figures printed" in f for f in lab_found(tmp_path, cells)), lab_found(tmp_path, cells)
+
+
+def test_a_figure_the_question_gives_may_stand_in_the_guess_comment(tmp_path):
+    cells = graded_cells()
+    p = predicts(cells)[1]
+    p["source"] = "**Predict.** Of 9,091 keys sent, how many land on the new node?"
+    second_guess(lambda c: set_source(c, c["source"].replace("as Guess::count(…)", "of the 9,091")))(cells)
+    assert not any("guess comment" in f for f in lab_found(tmp_path, cells))
+
+
+def test_every_lab_is_held_to_the_findings_rules(tmp_path):
+    cells = graded_cells()
+    for c in predicts(cells):
+        del c["metadata"]["reshard"]["finding"], c["metadata"]["reshard"]["accept"]
+    found = lab_found(tmp_path, cells)
+    assert sum("lacks metadata reshard.finding" in f for f in found) == 2, found
+    assert sum("reshard.accept has no range" in f for f in found) == 2, found
+
+
+def test_figures_are_read_as_printed():
+    f = {x.text: x for x in teaching.figures("moved 16,671 (25.4%) of 100,000; 0.98× and 49.80%; 160 points; "
+                                               "key999999 at 06:00 on 2026-11-30 in \"order:25000\"")}
+    assert set(f) == {"16,671", "25.4%", "100,000", "0.98×", "49.80%", "160"}
+    assert (f["16,671"].digits, f["100,000"].digits, f["100,000"].places, f["160"].digits) == (5, 1, 6, 2)
+    assert f["25.4%"].percent and f["49.80%"].digits == 4 and f["0.98×"].value == 0.98
+    assert teaching.figure_of("25.3%").same(teaching.figure_of("25.31%"))
+    assert not teaching.figure_of("25.3%").same(teaching.figure_of("25.3"))
+
+
+def test_comments_are_read_outside_strings():
+    src = 'let s = "http://x"; // a "quoted // thing"\nprint!("{}", s); // two\nlet t = 1;'
+    assert teaching.comments(src) == [' a "quoted // thing"', " two"]
 
 
 def write_lab(tmp_path, name, cells):
@@ -323,20 +425,62 @@ def test_a_finding_is_asked_once_and_recalled_only_later(tmp_path):
     first = write_lab(tmp_path, "01-a.ipynb", graded_cells())
     again = graded_cells()
     for c in again:  # lab 02 asks lab 01's second finding again, and recalls two
-        if c["metadata"].get("reshard", {}).get("finding") == "modulo-10-11-moved":
+        if c["metadata"].get("reshard", {}).get("finding") == "mod-n-moves-most-fixture":
             c["metadata"]["reshard"]["finding"] = "something-new"
-    again.insert(4, md("Recall: 90.9%.", reshard={"recalls": ["modulo-10-11-moved", "never-asked"]}))
+    again.insert(4, md("Recall: 90.9%.", reshard={"recalls": ["mod-n-moves-most-fixture", "never-asked"]}))
     second = write_lab(tmp_path, "02-b.ipynb", again)
     found = teaching.course_problems([second, first])
-    assert any("02-b.ipynb" in f and "'new-node-share' is asked again; 01-a.ipynb" in f for f in found), found
+    assert any("02-b.ipynb" in f and "'new-node-share-fixture' is asked again; 01-a.ipynb" in f for f in found), found
     assert any("recalls finding 'never-asked', which no Predict" in f for f in found), found
-    assert not any("'modulo-10-11-moved'" in f for f in found), found
+    assert not any("'mod-n-moves-most-fixture'" in f for f in found), found
     early = graded_cells()
     early.insert(4, md("Recall.", reshard={"recalls": ["something-new"]}))
     found = teaching.course_problems([write_lab(tmp_path, "01-a.ipynb", early), second])
     assert any("recalls finding 'something-new', asked in 02-b.ipynb, not in an earlier lab" in f for f in found)
 
 
+def test_the_opening_and_the_readme_ask_they_do_not_tell(tmp_path):
+    cells = graded_cells()
+    cells[0]["source"] += "\n\nHow many keys move? (**90.9%** of them, it turns out.)"
+    lab = write_lab(tmp_path, "01-a.ipynb", cells)
+    found = teaching.course_problems([lab])
+    assert any("01-a.ipynb cell 0: bold '90.9%' is the answer of 01-a.ipynb" in f for f in found), found
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "README.md").write_text("A cluster grows; **9,091** keys land on the new node.\n"
+                                    "Write `Guess::percent(12.5)`. **The first cell takes 10–40 s.**\n")
+    found = teaching.course_problems([write_lab(tmp_path, "01-a.ipynb", graded_cells())], repo=repo)
+    assert any(f.startswith("README.md: bold '9,091' is the answer") for f in found), found
+    assert any(f.startswith("README.md: the guess example shows a value, Guess::percent(12.5)") for f in found), found
+    assert not any("'10'" in f for f in found), found  # a duration is no answer
+
+
+def test_every_numeric_example_left_is_far_from_every_answer(tmp_path):
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    (repo / "src" / "guess.rs").write_text("/// `Guess::percent(90.0)` is 90%.\n/// `Guess::percent(40.0)` too.\n"
+                                           "#[cfg(test)]\nmod tests { /* Guess::percent(90.5) */ }\n")
+    found = teaching.course_problems([write_lab(tmp_path, "01-a.ipynb", graded_cells())], repo=repo)
+    assert [f.split(":")[0] + ":" + f.split(":")[1] for f in found if f.startswith("src/")] == ["src/guess.rs:1"], found
+    assert "near the answer 90.9% of 01-a.ipynb" in next(f for f in found if f.startswith("src/"))
+
+
+def test_the_editions_texts_show_no_guess_value(tmp_path, monkeypatch):
+    sys.path.insert(0, str(REPO / "scripts"))
+    import editions
+
+    monkeypatch.setitem(editions.HOW_TO_USE, "learner", editions.HOW_TO_USE["learner"] + " Try Guess::percent(91.0).")
+    found = teaching.course_problems([write_lab(tmp_path, "01-a.ipynb", graded_cells())])
+    assert any("HOW_TO_USE['learner']" in f and "near the answer 90.9%" in f for f in found), found
+    assert any("learner copy of 01-a.ipynb" in f for f in found), found  # the copy's how-to-use cell
+
+
 def test_the_course_asks_each_finding_once():
     found = teaching.course_problems([p for p in NOTEBOOKS if teaching.is_lab(p)])
+    assert not found, "\n".join(found)
+
+
+def test_nothing_a_learner_reads_outside_the_labs_gives_an_answer():
+    """README.md, the editions' texts and the crate's docs (src/) against every answer of the course."""
+    found = teaching.course_problems([p for p in NOTEBOOKS if teaching.is_lab(p)], repo=REPO)
     assert not found, "\n".join(found)

@@ -1,11 +1,15 @@
 """kernel/launch.py: a checkout keeps its kernel build wherever it lies; tests opt out by
-setting RESHARD_KERNEL_THROWAWAY=1; RESHARD_GRADING=1 makes panics cell errors."""
+setting RESHARD_KERNEL_THROWAWAY=1; RESHARD_GRADING=1 makes panics cell errors; evcxr's
+rust-analyzer gets a view of rust-src without its workspace manifest (RUST_SRC_PATH)."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 LAUNCH = Path(__file__).resolve().parents[2] / "kernel" / "launch.py"
 
@@ -15,7 +19,8 @@ def launch(tmp_path, cwd, **extra):
     fake = tmp_path / "fake-evcxr"
     fake.write_text("#!/bin/sh\nexec python3 -c 'import json,os; print(json.dumps(dict(os.environ)))'\n")
     fake.chmod(0o755)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("EVCXR_", "RESHARD_"))}
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("EVCXR_", "RESHARD_")) and k != "RUST_SRC_PATH"}
     env.update(RESHARD_KERNEL_CACHE=str(tmp_path / "cache"), XDG_CONFIG_HOME=str(tmp_path / "cfg"), **extra)
     out = subprocess.run([sys.executable, str(LAUNCH), "--evcxr", str(fake), "--"], cwd=cwd, env=env,
                          capture_output=True, text=True, check=True, timeout=120)
@@ -43,3 +48,35 @@ def test_grading_makes_a_panic_an_error(tmp_path):
     got = launch(tmp_path, tmp_path, RESHARD_GRADING="1")
     init = Path(got["EVCXR_CONFIG_DIR"], "init.evcxr").read_text()
     assert init.rstrip().endswith(":preserve_vars_on_panic 0"), init
+
+
+def rust_src_library():
+    """The toolchain's rust-src library/ (None without rustc or rust-src)."""
+    rustc = shutil.which("rustc") or shutil.which("rustc", path=str(Path.home() / ".cargo" / "bin"))
+    if not rustc:
+        return None
+    sysroot = subprocess.run([rustc, "--print", "sysroot"], capture_output=True, text=True).stdout.strip()
+    library = Path(sysroot, "lib", "rustlib", "src", "rust", "library")
+    return library if (library / "core").is_dir() else None
+
+
+def test_rust_analyzer_reads_the_standard_library_without_its_workspace(tmp_path):
+    library = rust_src_library()
+    if library is None:
+        pytest.skip("no rust-src component: the launcher sets nothing")
+    got = launch(tmp_path, tmp_path)
+    view = Path(got["RUST_SRC_PATH"])
+    assert view.parent == tmp_path  # beside the kept builds (RESHARD_KERNEL_CACHE=tmp/cache)
+    # rust-analyzer loads library/ as a cargo workspace (libc, hashbrown... too) only
+    # when it finds the manifest; core, alloc and std are all there, through symlinks
+    assert not (view / "Cargo.toml").exists()
+    for crate in ("core", "alloc", "std"):
+        assert (view / crate / "src" / "lib.rs").resolve() == (library / crate / "src" / "lib.rs").resolve()
+    assert not (view / "stdarch").exists() and not (view / "portable-simd").exists()
+    assert launch(tmp_path, tmp_path)["RUST_SRC_PATH"] == str(view)  # the next kernel: the same view
+
+
+def test_a_rust_src_path_of_ones_own_is_kept(tmp_path):
+    got = launch(tmp_path, tmp_path, RUST_SRC_PATH="/somewhere/library")
+    assert got["RUST_SRC_PATH"] == "/somewhere/library"
+    assert "RUST_SRC_PATH" not in launch(tmp_path, tmp_path, RESHARD_RUST_SRC="full")

@@ -349,7 +349,7 @@ pub(crate) fn simulate(
     }
     sim.keyless = keyless.iter().map(|k| k.0).collect();
     let n = keys.len();
-    let order = settings.arrival_order().order(n);
+    let order = settings.arrival_order().order(n)?;
     let mut samples = vec![Sample { arrival: 0, rows: vec![0; nodes] }];
     for (j, &i) in order.iter().enumerate() {
         let t = j as u64 + 1;

@@ -1,0 +1,273 @@
+//! Explorables (`reshard::present::Explorable`): the chart's data are the
+//! crate's values, recomputed here through the public API and, for one
+//! setting, document 000's counts; the output keeps its size cap; a bad grid
+//! is a typed error, never a panic.
+//!
+//! A lab's explorable gets its own test here: build it as the lab's cell
+//! does, then `check_points(&ex_output, &[(setting, x, value)…])` with
+//! values recomputed through the public API (or taken from a document).
+#![cfg(feature = "charts")]
+
+use proptest::prelude::*;
+use reshard::notebook::*;
+use reshard::present::explorable::{MAX_OUTPUT_BYTES, MAX_POINTS, MAX_SLIDERS, MAX_SLIDER_VALUES};
+use reshard::present::ExplorableOutput;
+use serde_json::Value;
+
+/// The rows of an output's chart data, read back from the emitted spec
+/// (the CSV text with its header), as (field → text) maps.
+fn spec_rows(out: &ExplorableOutput) -> Vec<Vec<(String, String)>> {
+    let spec: Value = serde_json::from_str(out.vega_lite()).expect("the spec is JSON");
+    assert_eq!(spec["data"]["format"]["type"], "csv");
+    let csv = spec["data"]["values"].as_str().expect("CSV text");
+    let mut lines = csv.lines();
+    let head: Vec<String> = lines.next().expect("a header").split(',').map(str::to_string).collect();
+    lines.map(|l| head.iter().cloned().zip(l.split(',').map(str::to_string)).collect()).collect()
+}
+
+/// The value the chart holds at `setting` (field = value, as the chart filters)
+/// and `x`: exactly one row, its `y` read back as the browser reads it.
+fn spec_value(out: &ExplorableOutput, setting: Setting, x: &str) -> f64 {
+    let rows = spec_rows(out);
+    let hits: Vec<_> = rows
+        .iter()
+        .filter(|r| {
+            let get = |k: &str| r.iter().find(|(f, _)| f == k).map(|(_, v)| v.as_str());
+            setting.iter().all(|(k, v)| get(k).and_then(|t| t.parse::<f64>().ok()) == Some(*v)) && get("x") == Some(x)
+        })
+        .collect();
+    assert_eq!(hits.len(), 1, "one row at {setting:?}, x = {x}");
+    hits[0].iter().find(|(f, _)| f == "y").unwrap().1.parse().unwrap()
+}
+
+/// A slider setting, as the chart's fields: `[("nodes", 6.0), ("vnodes", 5.0)]`.
+type Setting<'a> = &'a [(&'a str, f64)];
+
+/// Check grid points against values computed elsewhere: each `(setting, x, value)`
+/// must be in the chart's data, bit for bit.
+fn check_points(out: &ExplorableOutput, points: &[(Setting, &str, f64)]) {
+    for (setting, x, want) in points {
+        let got = spec_value(out, setting, x);
+        assert_eq!(got.to_bits(), want.to_bits(), "at {setting:?}, x = {x}: chart {got}, computed {want}");
+    }
+}
+
+/// The fixture notebook's explorable (tests/notebooks/fixtures/explorable.ipynb), on fewer keys.
+fn ring_shares(n_keys: usize, sizes: &[usize], points: &[usize], nodes: usize, vnodes: usize) -> Explorable {
+    let keys = KeySet::plain(n_keys).hashed(HashWidth::Bits128).unwrap();
+    let mut ex = Explorable::bars("Share of the keys on each node of a ring", "node", "share of the keys")
+        .slider("nodes", sizes.iter().copied(), nodes)
+        .unwrap()
+        .slider("vnodes", points.iter().copied(), vnodes)
+        .unwrap()
+        .format(Format::Percent(1));
+    for &n in sizes {
+        for &v in points {
+            let load = LoadReport::measure(&keys, &Ring::new(n).unwrap().with_vnodes(v).unwrap()).unwrap();
+            let shares: Vec<f64> = load.counts().iter().map(|&c| c as f64 / n_keys as f64).collect();
+            ex.row(&[n, v], load.nodes(), &shares).unwrap();
+        }
+    }
+    ex
+}
+
+/// One node's share on a ring, recomputed through the public API another
+/// way: each key `key0`, `key1`, … hashed on its own and located on the ring.
+fn share_by_locate(n_keys: usize, nodes: usize, vnodes: usize, node: usize) -> f64 {
+    let ring = Ring::new(nodes).unwrap().with_vnodes(vnodes).unwrap();
+    let name = ring.nodes()[node].clone();
+    let mine = (0..n_keys).filter(|i| ring.owner(Key::new(&format!("key{i}"), HashWidth::Bits128)) == name).count();
+    mine as f64 / n_keys as f64
+}
+
+#[test]
+fn grid_points_are_the_crates_values() {
+    let ex = ring_shares(3_000, &[3, 6, 12], &[1, 5, 100], 6, 5);
+    let out = ex.output().unwrap();
+    assert_eq!(spec_rows(&out).len(), 3 * (3 + 6 + 12));
+    let at = |n: usize, v: usize, node: usize| share_by_locate(3_000, n, v, node);
+    check_points(
+        &out,
+        &[
+            (&[("nodes", 3.0), ("vnodes", 1.0)], "0", at(3, 1, 0)),
+            (&[("nodes", 6.0), ("vnodes", 5.0)], "4", at(6, 5, 4)),
+            (&[("nodes", 12.0), ("vnodes", 100.0)], "11", at(12, 100, 11)),
+            (&[("nodes", 12.0), ("vnodes", 1.0)], "7", at(12, 1, 7)),
+        ],
+    );
+    // The default view's line says the same numbers, rounded as written.
+    let six: Vec<String> = (0..6).map(|i| format!("{i} {}", pct(at(6, 5, i), 1))).collect();
+    assert_eq!(
+        out.text(),
+        format!("Share of the keys on each node of a ring · nodes = 6, vnodes = 5: {}", six.join(", "))
+    );
+    assert_eq!(ex.value(&[6, 5], "", "4"), Some(at(6, 5, 4)));
+}
+
+#[test]
+fn document_000_counts_are_in_the_chart() {
+    // Document 000: 100,000 keys user:0 … user:99999, md5 mod 2^32, ring A, B, C, D with one
+    // point per node: 31,186 · 10,531 · 30,259 · 28,024 keys.
+    let keys = KeySet::users(100_000).hashed(HashWidth::Bits32).unwrap();
+    let mut ex = Explorable::bars("Keys on each node of the ring A, B, C, D", "node", "keys")
+        .select("vnodes", [1usize, 150], 150)
+        .unwrap()
+        .format(Format::Count);
+    for v in [1, 150] {
+        let load = LoadReport::measure(&keys, &Ring::named(letters("ABCD")).unwrap().with_vnodes(v).unwrap()).unwrap();
+        let counts: Vec<f64> = load.counts().iter().map(|&c| c as f64).collect();
+        ex.row(&[v], load.nodes(), &counts).unwrap();
+    }
+    let out = ex.output().unwrap();
+    check_points(
+        &out,
+        &[
+            (&[("vnodes", 1.0)], "A", 31_186.0),
+            (&[("vnodes", 1.0)], "B", 10_531.0),
+            (&[("vnodes", 1.0)], "C", 30_259.0),
+            (&[("vnodes", 1.0)], "D", 28_024.0),
+        ],
+    );
+    let spec: Value = serde_json::from_str(out.vega_lite()).unwrap();
+    assert_eq!(spec["params"][0]["bind"]["input"], "select");
+    assert_eq!(spec["params"][0]["bind"]["options"], serde_json::json!([1.0, 150.0]));
+}
+
+#[test]
+fn one_output_with_three_parts_and_no_html() {
+    let ex = ring_shares(500, &[3, 4], &[1, 2, 5], 4, 2);
+    let out = ex.output().unwrap();
+    let printed = out.evcxr_output();
+    let mimes: Vec<&str> = printed.lines().filter_map(|l| l.strip_prefix("EVCXR_BEGIN_CONTENT ")).collect();
+    assert_eq!(mimes, ["application/vnd.vegalite.v5+json", "image/svg+xml", "text/plain"]);
+    assert_eq!(printed.matches("EVCXR_END_CONTENT").count(), 3);
+    assert!(!printed.contains("text/html"));
+    // evcxr parses a "json" MIME type's block (its lines joined) as JSON: it must be valid.
+    let block = printed.split("EVCXR_BEGIN_CONTENT application/vnd.vegalite.v5+json\n").nth(1).unwrap();
+    let json = block.split("\nEVCXR_END_CONTENT").next().unwrap();
+    let spec: Value = serde_json::from_str(json).unwrap();
+    assert_eq!(spec["$schema"], "https://vega.github.io/schema/vega-lite/v5.json");
+    assert_eq!(spec["usermeta"]["embedOptions"]["renderer"], "svg");
+    // The sliders: named as the lab names them, at the lab's default, bound to range inputs.
+    let params = spec["params"].as_array().unwrap();
+    let bound: Vec<(&str, f64, &str)> = params
+        .iter()
+        .filter(|p| p.get("bind").is_some())
+        .map(|p| (p["name"].as_str().unwrap(), p["value"].as_f64().unwrap(), p["bind"]["input"].as_str().unwrap()))
+        .collect();
+    assert_eq!(bound, [("nodes", 4.0, "range"), ("vnodes", 2.0, "range")]);
+    let vnodes = params.iter().find(|p| p["name"] == "vnodes").unwrap();
+    assert_eq!((vnodes["bind"]["min"].as_f64(), vnodes["bind"]["max"].as_f64()), (Some(1.0), Some(5.0)));
+    // The uneven 1, 2, 5 snaps to the nearest computed value.
+    let snap = params.iter().find(|p| p["name"] == "shown_vnodes").unwrap();
+    assert_eq!(snap["expr"], "vnodes < 1.5 ? 1.0 : vnodes < 3.5 ? 2.0 : 5.0");
+    assert!(out.svg().starts_with("<svg") && out.svg().contains("nodes = 4, vnodes = 2"));
+    assert!(!out.text().contains('\n'));
+    assert_eq!(ex.to_string(), out.text());
+}
+
+#[test]
+fn the_output_keeps_its_size_cap() {
+    // A lab-sized grid (the fixture's: 8 point counts × nodes 3…12 at 100 keys) is far below it …
+    let ex = ring_shares(100, &(3..=12).collect::<Vec<_>>(), &[1, 2, 5, 10, 20, 50, 100, 200], 10, 100);
+    let bytes = ex.output().unwrap().bytes();
+    assert!(bytes < MAX_OUTPUT_BYTES / 3, "{bytes} bytes");
+    // … and one that would write more is refused, saying so.
+    let mut big = Explorable::bars("long names", "node", "share").slider("k", 0..50usize, 0).unwrap();
+    let names: Vec<String> = (0..90).map(|i| format!("{i:0>40}")).collect();
+    for k in 0..50usize {
+        big.row(&[k], &names, &[0.123_456_789; 90]).unwrap();
+    }
+    match big.output().unwrap_err() {
+        Error::TooLarge { what, asked, limit, .. } => {
+            assert_eq!((what, limit), ("bytes of an explorable's output", MAX_OUTPUT_BYTES as u128));
+            assert!(asked > MAX_OUTPUT_BYTES as u128);
+        }
+        e => panic!("{e}"),
+    }
+    // Too many points is refused before they are stored.
+    let mut many = Explorable::line("many", "x", "y").slider("k", [0usize], 0).unwrap();
+    let xs: Vec<usize> = (0..=MAX_POINTS).collect();
+    let err = many.row(&[0usize], xs.iter().copied(), &vec![0.5; xs.len()]).unwrap_err();
+    assert!(matches!(err, Error::TooLarge { what: "points in one explorable", .. }), "{err}");
+    assert_eq!(many.points(), 0);
+}
+
+#[test]
+fn bad_grids_are_typed_errors() {
+    let bars = || Explorable::bars("t", "node", "share");
+    // Empty: no slider, no rows.
+    let empty = bars().output().unwrap_err();
+    assert!(matches!(empty, Error::OutOfRange { what: "grid:", .. }), "{empty}");
+    let no_rows = bars().slider("vnodes", [1usize, 2], 1).unwrap().output().unwrap_err();
+    assert!(no_rows.to_string().contains("0 point(s)"), "{no_rows}");
+    // A setting with no row.
+    let mut gap = bars().slider("vnodes", [1usize, 2], 1).unwrap();
+    gap.row(&[1usize], ["A", "B"], &[0.5, 0.5]).unwrap();
+    let missing = gap.output().unwrap_err();
+    assert!(missing.to_string().contains("no row at vnodes = 2"), "{missing}");
+    // Lengths that differ.
+    let mut ex = bars().slider("vnodes", [1usize, 2], 1).unwrap();
+    assert_eq!(
+        ex.row(&[1usize], ["A", "B"], &[0.5]).unwrap_err(),
+        Error::LengthMismatch { what: "measured values (ys) for the xs", expected: 2, given: 1 }
+    );
+    assert!(matches!(
+        ex.row(&[1usize, 2], ["A"], &[0.5]).unwrap_err(),
+        Error::LengthMismatch { expected: 1, given: 2, .. }
+    ));
+    // Values off the slider, not finite, given twice; names the chart cannot take.
+    assert!(ex.row(&[3usize], ["A"], &[0.5]).unwrap_err().to_string().contains("vnodes 3"));
+    assert!(matches!(ex.row(&[1usize], ["A"], &[f64::NAN]).unwrap_err(), Error::BadNumber { .. }));
+    ex.row(&[1usize], ["A"], &[0.5]).unwrap();
+    assert!(ex.row(&[1usize], ["A"], &[0.5]).unwrap_err().to_string().contains("given twice"));
+    assert!(ex.row(&[2usize], ["B", "B"], &[0.5, 0.5]).unwrap_err().to_string().contains("given twice"));
+    assert!(ex.row(&[2usize], [3usize], &[0.5]).unwrap_err().to_string().contains("all names or all numbers"));
+    assert!(ex.clone().slider("nodes", [3usize], 3).unwrap_err().to_string().contains("before the first"));
+    for name in ["", "2x", "x", "datum", "shown_vnodes", "a-b", "vnödes"] {
+        let err = bars().slider(name, [1usize], 1).unwrap_err();
+        assert!(matches!(err, Error::OutOfRange { what: "slider name", .. }), "slider name {name:?}: {err}");
+    }
+    let twice = bars().slider("vnodes", [1usize], 1).unwrap().slider("vnodes", [2usize], 2).unwrap_err();
+    assert!(twice.to_string().contains("vnodes"), "{twice}");
+    // Sliders: at most two, at most MAX_SLIDER_VALUES values, a default among them.
+    let three = bars().slider("a", [1usize], 1).unwrap().slider("b", [1usize], 1).unwrap().slider("c", [1usize], 1);
+    assert!(
+        matches!(three.unwrap_err(), Error::TooLarge { what: "sliders", limit, .. } if limit == MAX_SLIDERS as u128)
+    );
+    let long = bars().slider("k", 0..=MAX_SLIDER_VALUES, 0).unwrap_err();
+    assert!(matches!(long, Error::TooLarge { what: "values on one slider", .. }), "{long}");
+    assert!(bars().slider("k", Vec::<usize>::new(), 0).unwrap_err().to_string().contains("none"));
+    assert!(bars().slider("k", [1usize, 2], 3).unwrap_err().to_string().contains("default of slider k = 3"));
+    assert!(matches!(bars().slider("k", [1.0, f64::INFINITY], 1.0).unwrap_err(), Error::BadNumber { .. }));
+    assert!(matches!(bars().slider("k", [u64::MAX], u64::MAX).unwrap_err(), Error::BadNumber { .. }));
+    // A line needs numbers on x.
+    let mut line = Explorable::line("t", "nodes", "moved").slider("k", [1usize], 1).unwrap();
+    assert!(line.point(&[1usize], "A", 0.5).unwrap_err().to_string().contains("x of a line chart"));
+    // The display of a bad grid says what is wrong instead of panicking.
+    assert!(gap.to_string().contains("no row at vnodes = 2"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+    #[test]
+    fn no_grid_panics(
+        values in proptest::collection::vec(prop_oneof![Just(f64::NAN), Just(f64::INFINITY), -1e6f64..1e6], 0..6),
+        default in -3.0f64..3.0,
+        setting in proptest::collection::vec(-3.0f64..3.0, 0..3),
+        xs in proptest::collection::vec(0usize..5, 0..6),
+        ys in proptest::collection::vec(prop_oneof![Just(f64::NAN), Just(1e308), -1e308f64..1e308], 0..6),
+        line in any::<bool>(),
+    ) {
+        let result = std::panic::catch_unwind(|| {
+            let ex = if line { Explorable::line("t", "x", "y") } else { Explorable::bars("t", "x", "y") };
+            if let Ok(mut ex) = ex.slider("k", values.clone(), default) {
+                let _ = ex.row(&setting, xs.iter().copied(), &ys);
+                let _ = ex.point(&setting, 1usize, 0.5);
+                let _ = ex.output();
+                let _ = ex.to_string();
+            }
+        });
+        prop_assert!(result.is_ok());
+    }
+}
