@@ -381,6 +381,22 @@ def test_small_figures_runs_and_answers_do_not_count_as_a_pair(tmp_path):
     assert not any("two figures printed" in f for f in lab_found(tmp_path, cells)), lab_found(tmp_path, cells)
 
 
+def test_a_fresh_runs_run_dependent_answer_leaves_the_pair_rule(tmp_path):
+    """test_notebooks.py holds a fresh run to the rules too; there a value the Predict lists in
+    reshard.run_dependent lands anywhere in its range, so a ratio it meets by chance is no leak.
+    The committed notebook's value is still held to the pair rule."""
+    cells = graded_cells()
+    add_output(6, "old nodes keep 18,182 keys; 27,273 keys sit on nodes 9 and 10\n")(cells)
+    label = "keys on the new node, 10 → 11"
+    predicts(cells)[1]["metadata"]["reshard"]["run_dependent"] = {label: "9,000–9,200 over runs"}
+    p = tmp_path / "01-lab.ipynb"
+    nb = json.loads(LAB.read_text())
+    nb["cells"] = cells
+    p.write_text(json.dumps(nb))
+    assert any("27,273 − 18,182" in f for f in teaching.problems(p))
+    assert not any("27,273 − 18,182" in f for f in teaching.problems(p, fresh=True))
+
+
 def test_a_figure_the_question_gives_may_stand_in_the_guess_comment(tmp_path):
     cells = graded_cells()
     p = predicts(cells)[1]
