@@ -118,6 +118,18 @@ def lab_paths() -> list[Path]:
     return sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
 
 
+TIMED_TAG = "within-tolerance"  # nbcheck.WITHIN_TAG: a live timing checked against a tolerance
+
+
+def runs_alone(nb_or_path) -> bool:
+    """A lab with a cell tagged `within-tolerance` (lab 10: the share of live fan-out queries
+    slower than 25 ms) measures wall-clock times against a stated tolerance: run beside another
+    lab, its servers share the cores with that lab's heavy cells and the times leave the
+    tolerance. The pool runs it alone, after every other job (KernelPool, `alone`)."""
+    nb = nbformat.read(nb_or_path, as_version=4) if isinstance(nb_or_path, (str, Path)) else nb_or_path
+    return any(TIMED_TAG in c.get("metadata", {}).get("tags", []) for c in nb.cells)
+
+
 # ---------------------------------------------------------------------------------------------
 # The pool
 # ---------------------------------------------------------------------------------------------
@@ -158,6 +170,7 @@ class Job:
     env: dict
     key: str | None
     future: Future
+    alone: bool = False
 
 
 class Worker:
@@ -195,7 +208,9 @@ class KernelPool:
     A build of the crate costs about a minute of CPU per feature set (the live labs add redis,
     proxies or postgres to charts), so a worker takes, in priority order: a job whose build it
     holds; else one whose build no worker holds; else one built elsewhere only when at least two
-    such jobs wait (worth building it here too); else it waits for the next job or finished one."""
+    such jobs wait (worth building it here too); else it waits for the next job or finished one.
+    A job submitted `alone` starts only when it is the first job waiting and no other job runs,
+    and nothing else starts while it runs (a lab that times its servers: runs_alone)."""
 
     def __init__(self, jobs: int | None = None):
         self.jobs = jobs or default_jobs()
@@ -204,7 +219,8 @@ class KernelPool:
         self._seq = itertools.count()
         self._workers: list[Worker] = []
         self._threads: list[threading.Thread] = []
-        self._running: set = set()
+        self._running: set = set()  # the job processes, to interrupt on close(cancel=True)
+        self._active: list[Job] = []  # the jobs taken by a worker and not yet finished
         self._started = False
         self.closed = False
 
@@ -227,13 +243,16 @@ class KernelPool:
                 self._threads.append(t)
                 t.start()
 
-    def submit(self, argv, *, cwd=None, env=None, priority: int = 10, key: str | None = None) -> Future:
+    def submit(self, argv, *, cwd=None, env=None, priority: int = 10, key: str | None = None,
+               alone: bool = False) -> Future:
         """Run argv (a list) on a worker (see the class); the Future gives a Finished. `key`: the
-        build of the crate its kernels use (build_key), to run it where that build is."""
+        build of the crate its kernels use (build_key), to run it where that build is; `alone`:
+        with no other job running beside it."""
         self._start()
         fut: Future = Future()
         with self._cond:
-            self._jobs.append(Job(priority, next(self._seq), list(map(str, argv)), cwd, env or {}, key, fut))
+            self._jobs.append(Job(priority, next(self._seq), list(map(str, argv)), cwd, env or {}, key, fut,
+                                  alone))
             self._cond.notify_all()
         return fut
 
@@ -253,6 +272,15 @@ class KernelPool:
     def _pick(self, w: Worker) -> Job | None:
         """The job worker w takes now (see the class), or None to wait."""
         jobs = sorted(self._jobs, key=lambda j: (j.priority, j.seq))
+        if any(j.alone for j in self._active):
+            return None  # nothing beside a job that runs alone
+        if self._active:
+            jobs = [j for j in jobs if not j.alone]
+        elif jobs and jobs[0].alone:  # every worker is free: the one holding its build takes it
+            held = any(jobs[0].key in o.keys for o in self._workers if o is not w)
+            return None if held and jobs[0].key not in w.keys else jobs[0]
+        else:
+            jobs = [j for j in jobs if not j.alone]  # it waits for the jobs ahead of it
         if w.slot is None:
             return jobs[0] if jobs else None
         held = set().union(*(o.keys for o in self._workers if o is not w))
@@ -276,11 +304,15 @@ class KernelPool:
                     job = self._pick(w)
                     if job is not None:
                         self._jobs.remove(job)
+                        self._active.append(job)
                         break
                     self._cond.wait()
                 if job.key is not None and job.key not in w.keys:
                     w.built(job.key)  # others now leave this build's jobs to w
             if not job.future.set_running_or_notify_cancel():
+                with self._cond:
+                    self._active.remove(job)
+                    self._cond.notify_all()
                 continue
             try:
                 job.future.set_result(self._run(job.argv, job.cwd, {**os.environ, **w.env, **job.env}))
@@ -288,6 +320,7 @@ class KernelPool:
                 job.future.set_exception(e)
             finally:
                 with self._cond:
+                    self._active.remove(job)
                     self._cond.notify_all()
 
     def _run(self, argv, cwd, env) -> Finished:
@@ -409,7 +442,8 @@ class LabRuns:
         self.results: dict[str, Execution] = {}
 
     def order(self, paths) -> list[Path]:
-        """Longest first (the last session's times), so the two workers end together."""
+        """Longest first (the last session's times), so the two workers end together; a lab that
+        runs alone (runs_alone) last."""
         try:
             times = json.loads((self.build / "times.json").read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -421,7 +455,7 @@ class LabRuns:
             cells = sum(c.cell_type == "code" for c in nbformat.read(p, as_version=4).cells)
             return 2.0 * cells + (40.0 if p.name in NEEDS else 0.0)
 
-        return sorted(paths, key=guess, reverse=True)
+        return sorted(paths, key=lambda p: (runs_alone(p), -guess(p)))
 
     def schedule(self, paths) -> None:
         """Start executing these labs (each at most once per session)."""
@@ -429,7 +463,9 @@ class LabRuns:
         with self._lock:
             for p in self.order([Path(p).resolve() for p in paths]):
                 if p not in self._futures:
-                    self._futures[p] = self.pool.submit(execute_argv(p, self.build), priority=10, key=build_key(p))
+                    alone = runs_alone(p)  # after the others (priority 20), with nothing beside it
+                    self._futures[p] = self.pool.submit(execute_argv(p, self.build), priority=20 if alone else 10,
+                                                        key=build_key(p), alone=alone)
 
     def get(self, path) -> Execution:
         """The lab's execution, waiting for it (and starting it, if nobody had)."""

@@ -306,7 +306,8 @@ def main(argv=None) -> int:
 
 def run_pooled(paths, jobs: int, opts) -> int:
     """Each notebook in its own `nbrun.py` process, `jobs` at a time, each worker with its own
-    kept kernel build (tests/notebooks/labruns.py); the longest first. Returns the failures."""
+    kept kernel build (tests/notebooks/labruns.py); the longest first, a lab that times its
+    servers (labruns.runs_alone) last and alone. Returns the failures."""
     import labruns
 
     pool = labruns.KernelPool(jobs)
@@ -315,7 +316,10 @@ def run_pooled(paths, jobs: int, opts) -> int:
         if opts[name] is not None:
             flags += [f"--{name}", str(Path(opts[name]).resolve())]
     order = labruns.LabRuns(pool).order([Path(p).resolve() for p in paths])
-    futures = [pool.submit([sys.executable, str(Path(__file__).resolve()), *flags, str(p)]) for p in order]
+    argv = lambda p: [sys.executable, str(Path(__file__).resolve()), *flags, str(p)]
+    # a lab that times its servers against a tolerance runs last, with nothing beside it
+    futures = [pool.submit(argv(p), key=labruns.build_key(p), alone=labruns.runs_alone(p),
+                           priority=20 if labruns.runs_alone(p) else 10) for p in order]
     failed = 0
     try:
         for done in futures:

@@ -96,3 +96,37 @@ def test_a_slice_keeps_the_first_cell_the_cells_up_to_the_tag_and_the_tagged_one
     cut = labruns.slice_lab(nb, tags=("solution", "check"))
     assert [c.source for c in cut.cells] == [":dep", "fn f() {}", "check(f)"]
     assert len(nb.cells) == 9  # the lab itself is not changed
+
+
+def test_a_timed_lab_runs_alone_after_the_others(cache):
+    pool = labruns.KernelPool(2)
+    pool._start()
+    a, b = pool._workers
+    a.keys, b.keys = {"charts"}, {"charts+postgres"}
+    job = lambda key, prio=10, alone=False: labruns.Job(prio, len(pool._jobs), [], None, {}, key, None, alone)
+    timed, other = job("charts+postgres", 20, True), job("charts")
+    pool._jobs = [timed, other]
+    assert pool._pick(a) is other  # the jobs ahead of it first
+    pool._active, pool._jobs = [other], [timed]
+    assert pool._pick(b) is None  # not beside a running job
+    pool._active = []
+    assert pool._pick(a) is None and pool._pick(b) is timed  # all free: where its build is
+    pool._active, pool._jobs = [timed], [job("charts", 0)]
+    assert pool._pick(a) is None  # nothing starts beside it, not even a derivative
+    pool._active, pool._jobs = [], []
+    pool.close()
+
+
+def test_a_lab_that_times_its_servers_is_ordered_last(tmp_path):
+    def lab(name, *tags):
+        nb = nbformat.v4.new_notebook()
+        nb.cells = [nbformat.v4.new_code_cell(":dep"), nbformat.v4.new_code_cell("t")]
+        nb.cells[1].metadata["tags"] = list(tags)
+        nbformat.write(nb, tmp_path / name)
+        return tmp_path / name
+
+    timed = lab("10-timed.ipynb", "run-dependent", "within-tolerance")
+    plain = [lab("01-a.ipynb"), lab("02-b.ipynb", "run-dependent")]
+    assert labruns.runs_alone(timed) and not any(labruns.runs_alone(p) for p in plain)
+    runs = labruns.LabRuns(labruns.KernelPool(1), build=tmp_path / "build")
+    assert runs.order([timed, *plain])[-1] == timed
