@@ -71,6 +71,7 @@ CASES = [
     Case(HERE / "fixtures" / "explorable.ipynb", "explore"),
     Case(REPO / "notebooks/06-a-real-redis-cluster.ipynb", "c06x1", live=False),
     Case(REPO / "notebooks/07-hot-keys-and-replicas.ipynb", "cq5", "rf", live=False),
+    Case(REPO / "notebooks/08-proxies-twemproxy-and-nginx.ipynb", "c30y", live=False),
 ]
 for item in os.environ.get("RESHARD_EXPLORE", "").split():
     nb, cell, *slider = item.split("#")
