@@ -12,6 +12,12 @@ pub mod display;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod explorable;
+#[cfg(feature = "charts")]
+mod explore_remap;
+#[cfg(feature = "charts")]
+mod explore_replica_reads;
+#[cfg(feature = "charts")]
+mod explore_slots;
 pub mod fanout;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]

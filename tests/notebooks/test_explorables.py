@@ -67,7 +67,12 @@ class Case:
         return f"{self.notebook.stem}-{self.cell}"
 
 
-CASES = [Case(HERE / "fixtures" / "explorable.ipynb", "explore")]
+CASES = [
+    Case(HERE / "fixtures" / "explorable.ipynb", "explore"),
+    Case(REPO / "notebooks/06-a-real-redis-cluster.ipynb", "c06x1", live=False),
+    Case(REPO / "notebooks/07-hot-keys-and-replicas.ipynb", "cq5", "rf", live=False),
+    Case(REPO / "notebooks/08-proxies-twemproxy-and-nginx.ipynb", "c30y", live=False),
+]
 for item in os.environ.get("RESHARD_EXPLORE", "").split():
     nb, cell, *slider = item.split("#")
     CASES.append(Case((REPO / nb).resolve(), cell, slider[0] if slider and slider[0] else None))
