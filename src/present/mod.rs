@@ -29,6 +29,9 @@ pub mod postgres;
 #[cfg_attr(docsrs, doc(cfg(feature = "proxies")))]
 pub mod proxies;
 pub mod ranges;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+mod shard_count;
 pub mod show;
 pub mod tables;
 
