@@ -22,6 +22,9 @@ pub mod indexes;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod live;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+mod maglev_size;
 #[cfg(feature = "postgres")]
 #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub mod postgres;
