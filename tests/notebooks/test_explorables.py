@@ -70,6 +70,7 @@ class Case:
 CASES = [Case(HERE / "fixtures" / "explorable.ipynb", "explore")]
 CASES.append(Case(REPO / "notebooks/03-fixed-shards.ipynb", "3e7c0a52", live=False))  # shard count S
 CASES.append(Case(REPO / "notebooks/04-jump-slots-and-maglev.ipynb", "4e7c0a52", live=False))  # Maglev M
+CASES.append(Case(REPO / "notebooks/05-weights-and-bounded-loads.ipynb", "5e7c0a52", live=False))  # ε
 for item in os.environ.get("RESHARD_EXPLORE", "").split():
     nb, cell, *slider = item.split("#")
     CASES.append(Case((REPO / nb).resolve(), cell, slider[0] if slider and slider[0] else None))
