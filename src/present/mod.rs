@@ -7,6 +7,9 @@
 
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+mod bounded;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod charts;
 pub mod display;
 #[cfg(feature = "charts")]
@@ -28,6 +31,9 @@ pub mod indexes;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod live;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+mod maglev_size;
 #[cfg(feature = "postgres")]
 #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub mod postgres;
@@ -35,6 +41,9 @@ pub mod postgres;
 #[cfg_attr(docsrs, doc(cfg(feature = "proxies")))]
 pub mod proxies;
 pub mod ranges;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+mod shard_count;
 pub mod show;
 pub mod tables;
 

@@ -69,6 +69,9 @@ class Case:
 
 CASES = [
     Case(HERE / "fixtures" / "explorable.ipynb", "explore"),
+    Case(REPO / "notebooks/03-fixed-shards.ipynb", "3e7c0a52", live=False),  # shard count S
+    Case(REPO / "notebooks/04-jump-slots-and-maglev.ipynb", "4e7c0a52", live=False),  # Maglev M
+    Case(REPO / "notebooks/05-weights-and-bounded-loads.ipynb", "5e7c0a52", live=False),  # ε
     Case(REPO / "notebooks/06-a-real-redis-cluster.ipynb", "c06x1", live=False),
     Case(REPO / "notebooks/07-hot-keys-and-replicas.ipynb", "cq5", "rf", live=False),
     Case(REPO / "notebooks/08-proxies-twemproxy-and-nginx.ipynb", "c30y", live=False),
