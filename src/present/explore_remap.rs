@@ -61,7 +61,7 @@ impl Twemproxy {
             pools[n + 1] = pools[n].as_ref().map(|p| p.add_node(&names[n])).transpose()?;
         }
         let title = format!(
-            "Share of the {} keys on another server once one more joins, twemproxy, hash {}",
+            "Share of {} keys remapped when one server joins (twemproxy, {})",
             thousands(keys.len() as u64),
             self.hash()
         );
