@@ -15,6 +15,9 @@ pub mod explorable;
 pub mod fanout;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+pub mod fanout_explorable;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod figures;
 pub mod format;
 pub mod hot;
@@ -30,6 +33,9 @@ pub mod postgres;
 pub mod proxies;
 pub mod ranges;
 pub mod show;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+pub mod split_explorable;
 pub mod tables;
 
 pub use crate::numbers::thousands;
