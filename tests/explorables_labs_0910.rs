@@ -148,7 +148,7 @@ fn lab09_time_order_is_the_closed_form() {
 fn lab09_random_order_is_a_naive_tables() {
     let (today, ex) = lab09();
     let out = ex.output().unwrap();
-    let order = Arrival::Shuffled(42).order(today.len());
+    let order = Arrival::Shuffled(42).order(today.len()).unwrap();
     for t in [500usize, 2_000, 5_000] {
         let splits = naive_splits(&today, &order, t);
         let setting = [("threshold", t as f64)];
@@ -170,7 +170,7 @@ fn lab09_random_order_is_a_naive_tables() {
 /// Lab 10's explorable cell, with its parameters (slow_ms 50, p_slow 0.01, seed 42).
 fn lab10() -> Explorable {
     let ps: Vec<f64> = (1..=10).map(|i| i as f64 / 200.0).collect();
-    let counts = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32];
+    let counts = [1, 4, 8, 12, 16, 20, 24, 28, 32];
     let title = "Share of fan-out queries that wait for a slow shard, by shards asked";
     FanOutSweep::p_slow_explorable(title, 50.0, &ps, 0.01, &counts, &Simulation::new(10_000).seed(42)).unwrap()
 }
@@ -179,10 +179,10 @@ fn lab10() -> Explorable {
 fn lab10_formula_is_one_minus_the_chance_all_are_fast() {
     let ex = lab10();
     let out = ex.output().unwrap();
-    assert_eq!(spec_rows(&out).len(), 10 * 10 * 2);
+    assert_eq!(spec_rows(&out).len(), 10 * 9 * 2);
     for i in 1..=10 {
         let p = i as f64 / 200.0;
-        for n in [1i32, 3, 4, 16, 32] {
+        for n in [1i32, 4, 8, 16, 32] {
             let all_fast: f64 = (0..n).map(|_| 1.0 - p).product();
             let got = spec_value(&out, &[("p_slow", p)], FORMULA, &n.to_string());
             assert!(
@@ -214,7 +214,7 @@ fn lab10_simulation_is_the_crates_and_near_the_formula() {
     }
     for i in 1..=10 {
         let p = i as f64 / 200.0;
-        for n in [1, 2, 3, 4, 6, 8, 12, 16, 24, 32] {
+        for n in [1, 4, 8, 12, 16, 20, 24, 28, 32] {
             let q = 1.0 - (1.0 - p).powi(n);
             let sd = (q * (1.0 - q) / 10_000.0).sqrt();
             let got = spec_value(&out, &[("p_slow", p)], series, &n.to_string());
