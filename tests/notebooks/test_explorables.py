@@ -69,6 +69,7 @@ class Case:
 
 CASES = [Case(HERE / "fixtures" / "explorable.ipynb", "explore")]
 CASES.append(Case(REPO / "notebooks/09-key-ranges-that-split.ipynb", "e7a1c09d5b22", live=False))
+CASES.append(Case(REPO / "notebooks/10-secondary-indexes-across-shards.ipynb", "f3b8d10a6c42", live=False))
 for item in os.environ.get("RESHARD_EXPLORE", "").split():
     nb, cell, *slider = item.split("#")
     CASES.append(Case((REPO / nb).resolve(), cell, slider[0] if slider and slider[0] else None))
