@@ -24,6 +24,9 @@ mod explore_slots;
 pub mod fanout;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+pub mod fanout_explorable;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod figures;
 pub mod format;
 pub mod hot;
@@ -45,6 +48,9 @@ pub mod ranges;
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 mod shard_count;
 pub mod show;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+pub mod split_explorable;
 pub mod tables;
 
 pub use crate::numbers::thousands;

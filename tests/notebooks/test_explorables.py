@@ -75,6 +75,8 @@ CASES = [
     Case(REPO / "notebooks/06-a-real-redis-cluster.ipynb", "c06x1", live=False),
     Case(REPO / "notebooks/07-hot-keys-and-replicas.ipynb", "cq5", "rf", live=False),
     Case(REPO / "notebooks/08-proxies-twemproxy-and-nginx.ipynb", "c30y", live=False),
+    Case(REPO / "notebooks/09-key-ranges-that-split.ipynb", "e7a1c09d5b22", live=False),  # threshold
+    Case(REPO / "notebooks/10-secondary-indexes-across-shards.ipynb", "f3b8d10a6c42", live=False),  # p_slow
 ]
 for item in os.environ.get("RESHARD_EXPLORE", "").split():
     nb, cell, *slider = item.split("#")
