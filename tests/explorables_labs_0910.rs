@@ -12,7 +12,7 @@
 #![cfg(feature = "charts")]
 
 use reshard::notebook::*;
-use reshard::present::fanout_explorable::FORMULA;
+use reshard::present::explore_fanout::FORMULA;
 use reshard::present::ExplorableOutput;
 use serde_json::Value;
 
@@ -88,7 +88,7 @@ fn lab09() -> (KeySet, Explorable) {
     let thresholds: Vec<u64> = (2..=10).map(|i| i * 500).collect();
     let ways = [("time order", Arrival::KeyOrder), ("random", Arrival::Shuffled(42))];
     let title = format!("Splits so far as today's {} events arrive, from one range", thousands(n_events as u64));
-    let ex = RangeGrowth::splits_explorable(&title, &today, &one, &settings, &thresholds, &ways).unwrap();
+    let ex = RangeGrowth::explorable_splits(&title, &today, &one, &settings, &thresholds, &ways).unwrap();
     (today, ex)
 }
 
@@ -172,7 +172,7 @@ fn lab10() -> Explorable {
     let ps: Vec<f64> = (1..=10).map(|i| i as f64 / 200.0).collect();
     let counts = [1, 4, 8, 12, 16, 20, 24, 28, 32];
     let title = "Share of fan-out queries that wait for a slow shard, by shards asked";
-    FanOutSweep::p_slow_explorable(title, 50.0, &ps, 0.01, &counts, &Simulation::new(10_000).seed(42)).unwrap()
+    FanOutSweep::explorable_p_slow(title, 50.0, &ps, 0.01, &counts, &Simulation::new(10_000).seed(42)).unwrap()
 }
 
 #[test]
@@ -233,12 +233,12 @@ fn bad_settings_are_errors() {
     let one = KeyRanges::named(letters("AB")).unwrap();
     let ways = [("in order", Arrival::KeyOrder)];
     let s = GrowthSettings::new(10);
-    assert!(RangeGrowth::splits_explorable("t", &keys, &one, &s, &[0, 10], &ways).is_err());
-    assert!(RangeGrowth::splits_explorable("t", &keys, &one, &s, &[10], &[]).is_err());
+    assert!(RangeGrowth::explorable_splits("t", &keys, &one, &s, &[0, 10], &ways).is_err());
+    assert!(RangeGrowth::explorable_splits("t", &keys, &one, &s, &[10], &[]).is_err());
     let many: Vec<u64> = (1..=101).collect();
-    assert!(RangeGrowth::splits_explorable("t", &keys, &one, &s, &many, &ways).is_err());
+    assert!(RangeGrowth::explorable_splits("t", &keys, &one, &s, &many, &ways).is_err());
     assert!(
-        RangeGrowth::splits_explorable("t", &keys, &one, &GrowthSettings::new(10).balance(0.5), &[10], &ways).is_err()
+        RangeGrowth::explorable_splits("t", &keys, &one, &GrowthSettings::new(10).balance(0.5), &[10], &ways).is_err()
     );
     let sim = Simulation::new(100);
     for (slow, ps, counts) in [
@@ -250,10 +250,10 @@ fn bad_settings_are_errors() {
         (50.0, vec![0.01], vec![]),
     ] {
         assert!(
-            FanOutSweep::p_slow_explorable("t", slow, &ps, 0.01, &counts, &sim).is_err(),
+            FanOutSweep::explorable_p_slow("t", slow, &ps, 0.01, &counts, &sim).is_err(),
             "{slow} {ps:?} {counts:?}"
         );
     }
-    assert!(FanOutSweep::p_slow_explorable("t", 50.0, &[0.01], 0.01, &[4], &Simulation::new(0)).is_err());
-    assert!(FanOutSweep::p_slow_explorable("t", 50.0, &[0.01], 0.01, &[usize::MAX], &sim).is_err());
+    assert!(FanOutSweep::explorable_p_slow("t", 50.0, &[0.01], 0.01, &[4], &Simulation::new(0)).is_err());
+    assert!(FanOutSweep::explorable_p_slow("t", 50.0, &[0.01], 0.01, &[usize::MAX], &sim).is_err());
 }

@@ -24,7 +24,7 @@ mod explore_slots;
 pub mod fanout;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
-pub mod fanout_explorable;
+pub mod explore_fanout;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod figures;
@@ -50,7 +50,7 @@ mod shard_count;
 pub mod show;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
-pub mod split_explorable;
+pub mod explore_splits;
 pub mod tables;
 
 pub use crate::numbers::thousands;

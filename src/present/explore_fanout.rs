@@ -5,16 +5,16 @@
 //!
 //! ```
 //! use reshard::notebook::*;
-//! use reshard::present::fanout_explorable::FORMULA;
+//! use reshard::present::explore_fanout::FORMULA;
 //! let ps = [0.01, 0.05];
 //! let sim = Simulation::new(2_000).seed(42);
-//! let ex = FanOutSweep::p_slow_explorable("Queries waiting for a slow shard", 50.0, &ps, 0.01, &[1, 4, 16], &sim)?;
+//! let ex = FanOutSweep::explorable_p_slow("Queries waiting for a slow shard", 50.0, &ps, 0.01, &[1, 4, 16], &sim)?;
 //! assert_eq!(ex.value(&[0.01], FORMULA, 16), Some(share_slow(0.01, 16)?)); // 14.9%
 //! let simulated = ex.value(&[0.05], "simulated, 2,000 queries", 4).expect("computed");
 //! assert!((simulated - share_slow(0.05, 4)?).abs() < 0.03);
 //! assert_eq!(ex.points(), 2 * 3 * 2);
 //! // A chance outside [0, 1] is an error, not a panic:
-//! assert!(FanOutSweep::p_slow_explorable("t", 50.0, &[0.01, 1.5], 0.01, &[4], &sim).is_err());
+//! assert!(FanOutSweep::explorable_p_slow("t", 50.0, &[0.01, 1.5], 0.01, &[4], &sim).is_err());
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
@@ -40,7 +40,7 @@ impl FanOutSweep {
     /// Fails on a `slow_ms` that is not a finite number above 0, more
     /// points than an explorable holds (before any simulation), and as [`Latency::two_point`] and [`FanOutSweep::run`]
     /// do (a `p` outside [0, 1], a count of 0, too many draws).
-    pub fn p_slow_explorable(
+    pub fn explorable_p_slow(
         title: &str,
         slow_ms: f64,
         ps: &[f64],

@@ -11,15 +11,15 @@
 //! let one = KeyRanges::named(letters("ABCD"))?; // one range, on A
 //! let settings = GrowthSettings::new(400).balance(2.0);
 //! let ways = [("in order", Arrival::KeyOrder), ("at random", Arrival::Shuffled(42))];
-//! let ex = RangeGrowth::splits_explorable("Splits so far", &keys, &one, &settings, &[200, 400, 800], &ways)?;
+//! let ex = RangeGrowth::explorable_splits("Splits so far", &keys, &one, &settings, &[200, 400, 800], &ways)?;
 //! let in_order = RangeGrowth::run(&keys, &one, &settings)?;
 //! assert_eq!(ex.value(&[400], "in order", 4_000), Some(in_order.splits().len() as f64));
 //! assert_eq!(ex.value(&[400], "at random", 0), Some(0.0));
 //! assert_eq!(ex.points(), 3 * 2 * 21);
 //! // The lab's threshold joins the slider's values; a threshold of 0 is an error:
-//! let ex = RangeGrowth::splits_explorable("t", &keys, &one, &settings, &[200], &ways)?;
+//! let ex = RangeGrowth::explorable_splits("t", &keys, &one, &settings, &[200], &ways)?;
 //! assert_eq!((ex.defaults(), ex.points()), (vec![("threshold", 400.0)], 2 * 2 * 21));
-//! assert!(RangeGrowth::splits_explorable("t", &keys, &one, &settings, &[0, 400], &ways).is_err());
+//! assert!(RangeGrowth::explorable_splits("t", &keys, &one, &settings, &[0, 400], &ways).is_err());
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
@@ -44,7 +44,7 @@ impl RangeGrowth {
     /// Fails on no keys, no arrival orders, a threshold of 0 and more
     /// points than an explorable holds (before any run), and as
     /// [`RangeGrowth::run`] does.
-    pub fn splits_explorable(
+    pub fn explorable_splits(
         title: &str,
         keys: &KeySet,
         start: impl Into<RangeLayout>,
