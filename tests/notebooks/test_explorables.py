@@ -68,6 +68,10 @@ class Case:
 
 
 CASES = [Case(HERE / "fixtures" / "explorable.ipynb", "explore")]
+CASES += [
+    Case(REPO / "notebooks" / "01-hash-mod-n-and-the-ring.ipynb", "join-explore", live=False),
+    Case(REPO / "notebooks" / "02-rendezvous-hashing.ipynb", "weight-explore"),  # the one live lab
+]
 for item in os.environ.get("RESHARD_EXPLORE", "").split():
     nb, cell, *slider = item.split("#")
     CASES.append(Case((REPO / nb).resolve(), cell, slider[0] if slider and slider[0] else None))
