@@ -101,7 +101,7 @@ mod explorables {
             .slider("nodes", 1..self.names.len(), nodes)?
             .slider("vnodes", self.points.iter().copied(), vnodes)?
             .format(Format::Percent(1))
-            .size(880, 320);
+            .size(760, 320);
             for r in &self.rows {
                 let xs = [MOVED].into_iter().chain(self.names[..=r.nodes].iter().map(String::as_str));
                 let ring: Vec<f64> =
