@@ -14,6 +14,7 @@ pub mod fanout;
 pub(crate) mod fenwick;
 pub mod hot_split;
 pub mod index_access;
+pub mod join_sweep;
 pub mod latency;
 pub mod load;
 pub mod maglev_size;
@@ -35,6 +36,7 @@ pub mod splits;
 pub mod spread;
 pub mod stale_reads;
 pub mod sweep;
+pub mod weighted_join;
 pub mod weights;
 pub mod workload;
 
@@ -45,6 +47,7 @@ pub use failure::{FailureRow, FailureSweep, NodeFailure};
 pub use fanout::{share_slow, FanOut, FanOutRow, FanOutRun, FanOutSweep};
 pub use hot_split::{HotKeySplit, SplitRow, MAX_SPLIT};
 pub use index_access::{IndexKind, IndexQuery, IndexWrite, ShardRead, ShardWrite};
+pub use join_sweep::{JoinRow, JoinSweep};
 pub use latency::Latency;
 pub use load::LoadReport;
 pub use maglev_size::{MaglevSizeRow, MaglevSizeSweep};
@@ -66,6 +69,7 @@ pub use splits::{Arrival, GrownRange, GrowthSettings, RangeGrowth, RangeMove, Sa
 pub use spread::{ring_share_sd, LoadSpread, SpreadRow};
 pub use stale_reads::{AsyncIndex, StaleReadSweep, StaleRow};
 pub use sweep::{salt, Arrangement, ArrangementSweep, ModuloRow, ModuloSweep, VnodeSweep};
+pub use weighted_join::{WeightedJoin, WeightedJoinRow};
 pub use weights::{WeightRow, WeightedShares};
 pub use workload::{Workload, ZipfStream};
 

@@ -31,6 +31,7 @@ pub mod figures;
 pub mod format;
 pub mod hot;
 pub mod indexes;
+pub mod joining;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod live;

@@ -69,6 +69,8 @@ class Case:
 
 CASES = [
     Case(HERE / "fixtures" / "explorable.ipynb", "explore"),
+    Case(REPO / "notebooks/01-hash-mod-n-and-the-ring.ipynb", "join-explore", live=False),  # nodes, vnodes
+    Case(REPO / "notebooks/02-rendezvous-hashing.ipynb", "weight-explore"),  # new_weight; the one live lab
     Case(REPO / "notebooks/03-fixed-shards.ipynb", "3e7c0a52", live=False),  # shard count S
     Case(REPO / "notebooks/04-jump-slots-and-maglev.ipynb", "4e7c0a52", live=False),  # Maglev M
     Case(REPO / "notebooks/05-weights-and-bounded-loads.ipynb", "5e7c0a52", live=False),  # ε
