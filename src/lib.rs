@@ -200,6 +200,8 @@ pub mod notebook {
         resized, ring_share_sd, ArrangementSweep, BoundedLoads, FailureSweep, HotKeySplit, LoadSpread, LoadUnderSkew,
         MiddleRemoval, Migrations, ModuloSweep, NodeFailure, RequestBounds, VnodeSweep, WeightedShares,
     };
+    // fixed shards at several shard counts, Maglev at several table sizes (labs 03, 04)
+    pub use crate::analysis::{MaglevSizeSweep, ShardCountSweep};
     // range sharding: a table that grows and splits, and what a scan costs
     pub use crate::analysis::{Arrival, Boundary, GrowthSettings, RangeGrowth, RangeLayout, RangeQuery};
     // a cache behind a proxy: which reads miss, which are stale

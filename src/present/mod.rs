@@ -7,21 +7,37 @@
 
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+mod bounded;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod charts;
 pub mod display;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod explorable;
+#[cfg(feature = "charts")]
+mod explore_remap;
+#[cfg(feature = "charts")]
+mod explore_replica_reads;
+#[cfg(feature = "charts")]
+mod explore_slots;
 pub mod fanout;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+pub mod explore_fanout;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod figures;
 pub mod format;
 pub mod hot;
 pub mod indexes;
+pub mod joining;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub mod live;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+mod maglev_size;
 #[cfg(feature = "postgres")]
 #[cfg_attr(docsrs, doc(cfg(feature = "postgres")))]
 pub mod postgres;
@@ -29,7 +45,13 @@ pub mod postgres;
 #[cfg_attr(docsrs, doc(cfg(feature = "proxies")))]
 pub mod proxies;
 pub mod ranges;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+mod shard_count;
 pub mod show;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+pub mod explore_splits;
 pub mod tables;
 
 pub use crate::numbers::thousands;

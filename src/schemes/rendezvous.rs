@@ -21,6 +21,8 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
+mod join;
+
 use crate::keys::HashedKeys;
 use crate::schemes::{check_names, index_of, numbered, with_added, without, Key, Locate, NodeId, Placement, CHUNK};
 use crate::{md5_u128, Error, HashWidth, Result};

@@ -67,7 +67,19 @@ class Case:
         return f"{self.notebook.stem}-{self.cell}"
 
 
-CASES = [Case(HERE / "fixtures" / "explorable.ipynb", "explore")]
+CASES = [
+    Case(HERE / "fixtures" / "explorable.ipynb", "explore"),
+    Case(REPO / "notebooks/01-hash-mod-n-and-the-ring.ipynb", "join-explore", live=False),  # nodes, vnodes
+    Case(REPO / "notebooks/02-rendezvous-hashing.ipynb", "weight-explore"),  # new_weight; the one live lab
+    Case(REPO / "notebooks/03-fixed-shards.ipynb", "3e7c0a52", live=False),  # shard count S
+    Case(REPO / "notebooks/04-jump-slots-and-maglev.ipynb", "4e7c0a52", live=False),  # Maglev M
+    Case(REPO / "notebooks/05-weights-and-bounded-loads.ipynb", "5e7c0a52", live=False),  # ε
+    Case(REPO / "notebooks/06-a-real-redis-cluster.ipynb", "c06x1", live=False),
+    Case(REPO / "notebooks/07-hot-keys-and-replicas.ipynb", "cq5", "rf", live=False),
+    Case(REPO / "notebooks/08-proxies-twemproxy-and-nginx.ipynb", "c30y", live=False),
+    Case(REPO / "notebooks/09-key-ranges-that-split.ipynb", "e7a1c09d5b22", live=False),  # threshold
+    Case(REPO / "notebooks/10-secondary-indexes-across-shards.ipynb", "f3b8d10a6c42", live=False),  # p_slow
+]
 for item in os.environ.get("RESHARD_EXPLORE", "").split():
     nb, cell, *slider = item.split("#")
     CASES.append(Case((REPO / nb).resolve(), cell, slider[0] if slider and slider[0] else None))
