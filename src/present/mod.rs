@@ -16,15 +16,18 @@ pub mod display;
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod explorable;
 #[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+pub mod explore_fanout;
+#[cfg(feature = "charts")]
 mod explore_remap;
 #[cfg(feature = "charts")]
 mod explore_replica_reads;
 #[cfg(feature = "charts")]
 mod explore_slots;
-pub mod fanout;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
-pub mod explore_fanout;
+pub mod explore_splits;
+pub mod fanout;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod figures;
@@ -49,9 +52,6 @@ pub mod ranges;
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 mod shard_count;
 pub mod show;
-#[cfg(feature = "charts")]
-#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
-pub mod explore_splits;
 pub mod tables;
 
 pub use crate::numbers::thousands;
