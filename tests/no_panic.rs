@@ -415,7 +415,9 @@ fn tails_are_refused_at_once_when_over_the_limits() {
     assert!(matches!(f.simulate(&Simulation::new(usize::MAX)), Err(Error::TooLarge { .. })));
     let sweep = FanOutSweep::run(&l, &[usize::MAX, 1], 1.0, &Simulation::new(usize::MAX));
     assert!(matches!(sweep, Err(Error::TooLarge { .. })));
-    let i = AsyncIndex::new(f64::MIN_POSITIVE).unwrap().with_jitter(1e15).unwrap();
+    // a period below a picosecond is refused (its products lose their digits); the smallest allowed works
+    assert!(matches!(AsyncIndex::new(f64::MIN_POSITIVE), Err(Error::BadNumber { .. })));
+    let i = AsyncIndex::new(1e-9).unwrap().with_jitter(1e15).unwrap();
     assert_eq!(i.miss_probability(0.0).unwrap(), 1.0);
     assert!(matches!(i.simulate(1.0, &Simulation::new(usize::MAX)), Err(Error::TooLarge { .. })));
     // one entry over the limit of index entries: refused before a value is read
