@@ -328,7 +328,7 @@ class KernelPool:
         with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as out:
             t0 = time.monotonic()
             p = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                 stdin=subprocess.DEVNULL)
+                                 stdin=subprocess.DEVNULL, preexec_fn=_sigint_default if os.name == "posix" else None)
             with self._cond:
                 self._running.add(p)
             try:
@@ -357,12 +357,36 @@ class KernelPool:
                 self._jobs.clear()
                 for p in self._running:
                     p.send_signal(signal.SIGINT)
+            running = list(self._running)
             self._cond.notify_all()
+        if cancel:
+            # SIGINT lets nbrun shut its kernel down; a job that does not end on it is terminated
+            deadline = time.monotonic() + CANCEL_GRACE
+            while time.monotonic() < deadline:  # the worker drops a process from _running once reaped
+                with self._cond:
+                    if not self._running.intersection(running):
+                        break
+                time.sleep(0.1)
+            with self._cond:
+                for p in self._running:
+                    p.terminate()
         for t in self._threads:
             t.join(timeout=60 if cancel else None)
         for w in self._workers:
             if w.lock is not None:
                 w.lock.close()
+
+
+CANCEL_GRACE = 20.0  # seconds a cancelled job gets after SIGINT before SIGTERM
+
+
+def _sigint_default():
+    """In a job's process before exec: SIGINT back to its default. A process started in the
+    background by a shell without job control (`make test &`, some CI runners) inherits SIGINT
+    ignored, and a Python that starts with SIGINT ignored never raises KeyboardInterrupt, so
+    close(cancel=True) could not interrupt nbrun (it ran on for a minute in such a run)."""
+    if hasattr(signal, "SIGINT"):
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def slice_lab(nb, *, through_tag: str | None = None, tags=()):
