@@ -60,13 +60,22 @@ def test_student_edition_has_no_outputs_and_no_answers(out, nb):
     how = [c.source for c in student.cells if "how-to-use" in c.metadata.get("tags", [])]
     assert how in ([], [editions.HOW_TO_USE["student"]])
     html = (out / "student" / (nb.stem + ".html")).read_text()
-    assert "<img" not in html, "the student's page shows a plot: an output was not cleared"
+    # the one picture allowed: an explorable a student may see (not in an answer cell), as its default
+    # view, the SVG the crate drew (issue 28); any other <img> is an output that was not cleared
+    explorables = [c for c in teacher.cells if c.cell_type == "code" and "answer" not in c.metadata.get("tags", [])
+                   and any(EXPLORABLE_MIME in o.get("data", {}) for o in c.get("outputs", []))]
+    imgs = re.findall(r"<img[^>]*>", html)
+    assert len(imgs) == len(explorables), "the student's page shows a plot: an output was not cleared"
+    assert all('src="data:image/svg+xml;base64,' in i for i in imgs), imgs
     assert not re.search(r'<div[^>]*class="[^"]*jp-CodeCell', html), "the printed worksheet shows a code cell"
     assert "https://" not in "".join(re.findall(r"<script[^>]*>", html)), "a script needs the network"
     # every code cell of the .ipynb is named on paper, in order: "Run cell N", "cell N"
     named = sorted({int(n) for a, b in re.findall(r"cells? (\d+)(?:–(\d+))?", html) for n in (a, b) if n})
     assert set(range(1, len(code) + 1)) <= set(named) | {n for a, b in re.findall(r"cells (\d+)–(\d+)", html)
                                                        for n in range(int(a), int(b) + 1)}, named
+
+
+EXPLORABLE_MIME = "application/vnd.vegalite.v5+json"
 
 
 def unnumbered(cell) -> str:
