@@ -7,34 +7,9 @@
 use reshard::analysis::{JoinSweep, WeightedJoin};
 use reshard::notebook::*;
 use reshard::present::ExplorableOutput;
-use serde_json::Value;
 
-/// The rows of an output's chart data (the CSV text with its header), as (field → text).
-fn spec_rows(out: &ExplorableOutput) -> Vec<Vec<(String, String)>> {
-    let spec: Value = serde_json::from_str(out.vega_lite()).expect("the spec is JSON");
-    let csv = spec["data"]["values"].as_str().expect("CSV text");
-    let mut lines = csv.lines();
-    let head: Vec<String> = lines.next().expect("a header").split(',').map(str::to_string).collect();
-    lines.map(|l| head.iter().cloned().zip(split_csv(l)).collect()).collect()
-}
-
-/// One CSV line's fields (a quoted field may hold commas; quotes doubled inside).
-fn split_csv(line: &str) -> Vec<String> {
-    let (mut out, mut field, mut quoted, mut chars) = (Vec::new(), String::new(), false, line.chars().peekable());
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => out.push(std::mem::take(&mut field)),
-            _ => field.push(c),
-        }
-    }
-    out.push(field);
-    out
-}
+#[path = "common/spec.rs"]
+mod spec;
 
 /// A point of the chart: at the sliders' values (name, value), in `series`, at `x`, the value `y`.
 struct Pt<const S: usize> {
@@ -48,26 +23,10 @@ fn pt(slider: (&'static str, f64), series: &'static str, x: impl ToString, y: f6
     Pt { sliders: [slider], series, x: x.to_string(), y }
 }
 
-/// The value the chart holds at the point's setting, series and x: exactly one row.
-fn spec_value<const S: usize>(out: &ExplorableOutput, p: &Pt<S>) -> f64 {
-    let rows = spec_rows(out);
-    let hits: Vec<_> = rows
-        .iter()
-        .filter(|r| {
-            let get = |k: &str| r.iter().find(|(f, _)| f == k).map(|(_, v)| v.as_str());
-            p.sliders.iter().all(|(name, value)| get(name).and_then(|t| t.parse::<f64>().ok()) == Some(*value))
-                && get("x") == Some(p.x.as_str())
-                && get("series").unwrap_or("") == p.series
-        })
-        .collect();
-    assert_eq!(hits.len(), 1, "one row at {:?}, {}, x = {}", p.sliders, p.series, p.x);
-    hits[0].iter().find(|(f, _)| f == "y").unwrap().1.parse().unwrap()
-}
-
 /// Each point must be in the chart's data, bit for bit.
 fn check_points<const S: usize>(out: &ExplorableOutput, points: &[Pt<S>]) {
     for p in points {
-        let got = spec_value(out, p);
+        let got = spec::value(out, &p.sliders, p.series, &p.x);
         assert_eq!(
             got.to_bits(),
             p.y.to_bits(),
@@ -120,7 +79,7 @@ fn lab01_grid_points_are_the_articles_and_the_crates_values() {
     let (keys, sweep) = lab01();
     let out = sweep.explorable(3, 150).unwrap().output().unwrap();
     let settings: usize = (1..=10).map(|n| n + 2).sum();
-    assert_eq!(spec_rows(&out).len(), 9 * settings * 2, "9 vnodes × Σ (N + 1 nodes + moved) × 2 series");
+    assert_eq!(spec::rows(&out).len(), 9 * settings * 2, "9 vnodes × Σ (N + 1 nodes + moved) × 2 series");
     assert!(out.bytes() <= 150_000, "{} bytes", out.bytes());
     let k = 100_000.0;
     let at = |n: f64, v: f64, series: &'static str, x: &str, y: f64| Pt {
@@ -201,7 +160,7 @@ fn lab02_grid_points_are_the_crates_values() {
     let added = &w_new.nodes()[10..];
     let join = WeightedJoin::measure(&keys, &w_old, added, &grid).unwrap();
     let out = join.explorable(new_weight).unwrap().output().unwrap();
-    assert_eq!(spec_rows(&out).len(), 20 * 11 * 2, "20 weights × 11 nodes × 2 series");
+    assert_eq!(spec::rows(&out).len(), 20 * 11 * 2, "20 weights × 11 nodes × 2 series");
 
     // The same placements through Movement::measure (each key scored again, per placement).
     let n = keys.len() as f64;

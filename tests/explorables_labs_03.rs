@@ -8,39 +8,10 @@
 
 use reshard::analysis::ShardCountSweep;
 use reshard::notebook::*;
-use reshard::present::ExplorableOutput;
-use serde_json::Value;
+use spec::{check_points, Setting};
 
-/// A slider setting, as the chart's fields: `[("shards", 1000.0)]`.
-type Setting<'a> = &'a [(&'a str, f64)];
-
-/// The value the chart holds at `setting`, series `series` and `x`: exactly
-/// one row of the spec's CSV data, its `y` read back as the browser reads it.
-fn spec_value(out: &ExplorableOutput, setting: Setting, series: &str, x: &str) -> f64 {
-    let spec: Value = serde_json::from_str(out.vega_lite()).expect("the spec is JSON");
-    let csv = spec["data"]["values"].as_str().expect("CSV text");
-    let mut lines = csv.lines();
-    let head: Vec<&str> = lines.next().expect("a header").split(',').collect();
-    let hits: Vec<Vec<(&str, &str)>> = lines
-        .map(|l| head.iter().copied().zip(l.split(',')).collect::<Vec<_>>())
-        .filter(|r| {
-            let get = |k: &str| r.iter().find(|(f, _)| *f == k).map(|(_, v)| *v);
-            setting.iter().all(|(k, v)| get(k).and_then(|t| t.parse::<f64>().ok()) == Some(*v))
-                && get("x") == Some(x)
-                && get("series").map(|s| s.trim_matches('"')) == Some(series)
-        })
-        .collect();
-    assert_eq!(hits.len(), 1, "one row at {setting:?}, {series}, x = {x}");
-    hits[0].iter().find(|(f, _)| *f == "y").unwrap().1.parse().unwrap()
-}
-
-/// Each `(setting, series, x, value)` must be in the chart's data, bit for bit.
-fn check_points(out: &ExplorableOutput, points: &[(Setting, &str, &str, f64)]) {
-    for (setting, series, x, want) in points {
-        let got = spec_value(out, setting, series, x);
-        assert_eq!(got.to_bits(), want.to_bits(), "at {setting:?}, {series}, x = {x}: chart {got}, computed {want}");
-    }
-}
+#[path = "common/spec.rs"]
+mod spec;
 
 /// Share moved and the fullest node above the mean, placing every key on
 /// both tables (not the sweep's keys-per-shard sums).

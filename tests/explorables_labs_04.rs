@@ -8,28 +8,9 @@
 
 use reshard::analysis::MaglevSizeSweep;
 use reshard::notebook::*;
-use reshard::present::ExplorableOutput;
-use serde_json::Value;
 
-/// The value the chart holds at `slider` = `m`, series `series` and `x`:
-/// exactly one row of the spec's CSV data, its `y` as the browser reads it.
-fn spec_value(out: &ExplorableOutput, slider: &str, m: usize, series: &str, x: &str) -> f64 {
-    let spec: Value = serde_json::from_str(out.vega_lite()).expect("the spec is JSON");
-    let csv = spec["data"]["values"].as_str().expect("CSV text");
-    let mut lines = csv.lines();
-    let head: Vec<&str> = lines.next().expect("a header").split(',').collect();
-    let hits: Vec<Vec<(&str, &str)>> = lines
-        .map(|l| head.iter().copied().zip(l.split(',')).collect::<Vec<_>>())
-        .filter(|r| {
-            let get = |k: &str| r.iter().find(|(f, _)| *f == k).map(|(_, v)| v.trim_matches('"'));
-            get(slider).and_then(|t| t.parse::<f64>().ok()) == Some(m as f64)
-                && get("x") == Some(x)
-                && get("series") == Some(series)
-        })
-        .collect();
-    assert_eq!(hits.len(), 1, "one row at {slider} = {m}, {series}, x = {x}");
-    hits[0].iter().find(|(f, _)| *f == "y").unwrap().1.parse().unwrap()
-}
+#[path = "common/spec.rs"]
+mod spec;
 
 #[test]
 fn grid_points_are_the_placed_keys_and_the_papers_rule() {
@@ -43,9 +24,12 @@ fn grid_points_are_the_placed_keys_and_the_papers_rule() {
             let moved = Movement::measure(&keys, &before, &before.remove_node("4").unwrap()).unwrap();
             let churn = moved.between_kept() as f64 / 20_000.0;
             let x = n.to_string();
-            assert_eq!(spec_value(&out, "maglev_m", m, "keys moved between survivors", &x).to_bits(), churn.to_bits());
+            assert_eq!(
+                spec::value(&out, &[("maglev_m", m as f64)], "keys moved between survivors", &x).to_bits(),
+                churn.to_bits()
+            );
             let fullest = m.div_ceil(n) as f64 / (m as f64 / n as f64) - 1.0;
-            let got = spec_value(&out, "maglev_m", m, "fullest backend's entries above M/N", &x);
+            let got = spec::value(&out, &[("maglev_m", m as f64)], "fullest backend's entries above M/N", &x);
             assert!((got - fullest).abs() < 1e-12, "M = {m}, N = {n}: chart {got}, ⌈M/N⌉ rule {fullest}");
         }
     }
@@ -71,7 +55,7 @@ fn the_labs_maglev_churn_is_in_the_chart() {
             was[e] != now[e] && was[e] != "4"
         })
         .count();
-    let got = spec_value(&out, "maglev_m", 65_537, "keys moved between survivors", "10");
+    let got = spec::value(&out, &[("maglev_m", 65_537.0)], "keys moved between survivors", "10");
     assert_eq!(got.to_bits(), (churned as f64 / 100_000.0).to_bits());
     assert!(churned > 0, "Maglev's refill moves some keys between survivors");
 }

@@ -7,28 +7,9 @@
 
 use reshard::analysis::BoundedLoads;
 use reshard::notebook::*;
-use reshard::present::ExplorableOutput;
-use serde_json::Value;
 
-/// The value the chart holds at ε = `eps`, series `series` and bar `x`:
-/// exactly one row of the spec's CSV data, its `y` as the browser reads it.
-fn spec_value(out: &ExplorableOutput, slider: &str, eps: f64, series: &str, x: &str) -> f64 {
-    let spec: Value = serde_json::from_str(out.vega_lite()).expect("the spec is JSON");
-    let csv = spec["data"]["values"].as_str().expect("CSV text");
-    let mut lines = csv.lines();
-    let head: Vec<&str> = lines.next().expect("a header").split(',').collect();
-    let hits: Vec<Vec<(&str, &str)>> = lines
-        .map(|l| head.iter().copied().zip(l.split(',')).collect::<Vec<_>>())
-        .filter(|r| {
-            let get = |k: &str| r.iter().find(|(f, _)| *f == k).map(|(_, v)| v.trim_matches('"'));
-            get(slider).and_then(|t| t.parse::<f64>().ok()) == Some(eps)
-                && get("x") == Some(x)
-                && get("series") == Some(series)
-        })
-        .collect();
-    assert_eq!(hits.len(), 1, "one row at {slider} = {eps}, {series}, x = {x}");
-    hits[0].iter().find(|(f, _)| *f == "y").unwrap().1.parse().unwrap()
-}
+#[path = "common/spec.rs"]
+mod spec;
 
 /// Each key's node (by name) under bounded loads with `n` nodes "0" … and
 /// `v` points each, ε = `hundredths`/100: the test's own walk.
@@ -75,7 +56,7 @@ fn grid_points_are_an_own_placement() {
         for (v, x) in [(1, "1 point/node"), (150, "150 points/node")] {
             let (over, moved, between) = by_hand(&keys, v, h);
             let close = |series: &str, want: f64| {
-                let got = spec_value(&out, "epsilon", e, series, x);
+                let got = spec::value(&out, &[("epsilon", e)], series, x);
                 assert!((got - want).abs() < 1e-12, "ε = {e}, {x}, {series}: chart {got}, by hand {want}");
             };
             close("busiest above the mean", over);
@@ -85,7 +66,7 @@ fn grid_points_are_an_own_placement() {
     }
     // The cap holds: at ε the busiest node is at most ⌈(1 + ε)·m/n⌉, about ε above the mean.
     for e in eps {
-        let over = spec_value(&out, "epsilon", e, "busiest above the mean", "1 point/node");
+        let over = spec::value(&out, &[("epsilon", e)], "busiest above the mean", "1 point/node");
         assert!(over <= e + 11.0 / 20_000.0, "ε = {e}: busiest {over} above the mean");
     }
     assert!(out.text().contains("epsilon = 0.25"), "{}", out.text());

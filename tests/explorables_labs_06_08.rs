@@ -8,29 +8,9 @@
 
 use reshard::notebook::*;
 use reshard::present::ExplorableOutput;
-use serde_json::Value;
 
-/// The chart's value at `setting` (slider = value) and `x` in `series`, read
-/// from the spec's CSV (fields: the sliders, `series` when there are
-/// several, `x`, `y`): exactly one row must match.
-fn spec_value(out: &ExplorableOutput, setting: &[(&str, f64)], series: &str, x: &str) -> f64 {
-    let spec: Value = serde_json::from_str(out.vega_lite()).expect("the spec is JSON");
-    let csv = spec["data"]["values"].as_str().expect("CSV text");
-    let mut lines = csv.lines();
-    let head: Vec<&str> = lines.next().expect("a header").split(',').collect();
-    let field = |row: &[&str], name: &str| head.iter().position(|h| *h == name).map(|i| row[i].to_string());
-    let hits: Vec<f64> = lines
-        .map(|l| l.split(',').collect::<Vec<&str>>())
-        .filter(|row| {
-            setting.iter().all(|(k, v)| field(row, k).and_then(|t| t.parse::<f64>().ok()) == Some(*v))
-                && field(row, "x").as_deref() == Some(x)
-                && field(row, "series").is_none_or(|s| s == series)
-        })
-        .map(|row| field(&row, "y").unwrap().parse().unwrap())
-        .collect();
-    assert_eq!(hits.len(), 1, "one row at {setting:?}, {series}, x = {x}");
-    hits[0]
-}
+#[path = "common/spec.rs"]
+mod spec;
 
 /// A grid point computed here: the sliders' setting, the series, x and the value.
 type Point<'a> = (Vec<(&'a str, f64)>, &'a str, String, f64);
@@ -38,7 +18,7 @@ type Point<'a> = (Vec<(&'a str, f64)>, &'a str, String, f64);
 /// Each `(setting, series, x, value)` is in the chart's data, to 1e-12.
 fn check_points(out: &ExplorableOutput, points: &[Point]) {
     for (setting, series, x, want) in points {
-        let got = spec_value(out, setting, series, x);
+        let got = spec::value(out, setting, series, x);
         assert!((got - want).abs() < 1e-12, "at {setting:?}, {series}, x = {x}: chart {got}, computed {want}");
     }
 }
@@ -114,9 +94,9 @@ fn lab06_shares_follow_create_and_rebalance_by_formula() {
     check_points(&out, &want);
     // Lab 06's live run: Redis counted 33,359 keys on A; D took 1,365, 1,366 and 1,365 slots.
     let three = [("masters", 3.0)];
-    assert_eq!(spec_value(&out, &three, "keys held", "A"), 33_359.0 / 100_000.0);
+    assert_eq!(spec::value(&out, &three, "keys held", "A"), 33_359.0 / 100_000.0);
     for (m, given) in [("A", 1_365.0), ("B", 1_366.0), ("C", 1_365.0)] {
-        assert_eq!(spec_value(&out, &three, "slots given to the next master", m), given / 16_384.0);
+        assert_eq!(spec::value(&out, &three, "slots given to the next master", m), given / 16_384.0);
     }
     // Bad input is a typed error, not a panic.
     assert!(Slots::explorable_masters(&keys, &names, 11).is_err()); // no name left to join
@@ -167,12 +147,12 @@ fn lab07_busiest_nodes_are_added_up_copy_by_copy() {
     check_points(&out, &want);
     // One copy per key: the busiest node as RequestLoad measures it.
     let load = RequestLoad::measure(&keys, &grid[2], &lineup[1]).unwrap();
-    let one = spec_value(&out, &[("s", 1.1), ("rf", 1.0)], "requests", "rendezvous");
+    let one = spec::value(&out, &[("s", 1.1), ("rf", 1.0)], "requests", "rendezvous");
     assert_eq!(one, *load.requests().iter().max().unwrap() as f64 / requests as f64);
     // Ten copies on ten nodes: every node holds every key and serves a tenth of everything.
     for scheme in &lineup {
         for series in ["key copies", "requests"] {
-            let all = spec_value(&out, &[("s", 1.1), ("rf", 10.0)], series, &scheme.label());
+            let all = spec::value(&out, &[("s", 1.1), ("rf", 10.0)], series, &scheme.label());
             assert!((all - 0.1).abs() < 1e-12, "{} {series}: {all}", scheme.label());
         }
     }
@@ -257,7 +237,7 @@ fn lab08_remapped_shares_follow_nutcrackers_source() {
     }
     check_points(&out, &want);
     // Lab 08's live run: D's 160 points took 4,952 of the 20,000 keys from A, B and C.
-    assert_eq!(spec_value(&out, &[("servers", 3.0)], "", "ketama"), 4_952.0 / 20_000.0);
+    assert_eq!(spec::value(&out, &[("servers", 3.0)], "", "ketama"), 4_952.0 / 20_000.0);
     // Bad input is a typed error, not a panic.
     let pool = Twemproxy::named(letters("ABC")).unwrap();
     assert!(pool.explorable_remap(&keys, &letters("BCDE")).is_err()); // not the pool's servers first

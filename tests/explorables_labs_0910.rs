@@ -13,62 +13,10 @@
 
 use reshard::notebook::*;
 use reshard::present::explore_fanout::FORMULA;
-use reshard::present::ExplorableOutput;
-use serde_json::Value;
+use spec::{check_points, Setting};
 
-/// The rows of an output's chart data (the spec's CSV), as (field → text) maps.
-fn spec_rows(out: &ExplorableOutput) -> Vec<Vec<(String, String)>> {
-    let spec: Value = serde_json::from_str(out.vega_lite()).expect("the spec is JSON");
-    let csv = spec["data"]["values"].as_str().expect("CSV text");
-    let mut lines = csv.lines();
-    let head: Vec<String> = lines.next().expect("a header").split(',').map(str::to_string).collect();
-    lines.map(|l| head.iter().cloned().zip(split_csv(l)).collect()).collect()
-}
-
-/// One CSV line's fields (a quoted field may hold commas; `""` is a quote).
-fn split_csv(line: &str) -> Vec<String> {
-    let (mut fields, mut cur, mut quoted, mut chars) = (Vec::new(), String::new(), false, line.chars().peekable());
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                cur.push('"');
-                chars.next();
-            }
-            ('"', _) => quoted = !quoted,
-            (',', false) => fields.push(std::mem::take(&mut cur)),
-            _ => cur.push(c),
-        }
-    }
-    fields.push(cur);
-    fields
-}
-
-/// A slider setting, as the chart's fields: `[("threshold", 2000.0)]`.
-type Setting<'a> = &'a [(&'a str, f64)];
-
-/// The value the chart holds at `setting`, in `series`, at `x`: exactly one row.
-fn spec_value(out: &ExplorableOutput, setting: Setting, series: &str, x: &str) -> f64 {
-    let rows = spec_rows(out);
-    let hits: Vec<_> = rows
-        .iter()
-        .filter(|r| {
-            let get = |k: &str| r.iter().find(|(f, _)| f == k).map(|(_, v)| v.as_str());
-            setting.iter().all(|(k, v)| get(k).and_then(|t| t.parse::<f64>().ok()) == Some(*v))
-                && get("series") == Some(series)
-                && get("x") == Some(x)
-        })
-        .collect();
-    assert_eq!(hits.len(), 1, "one row at {setting:?}, {series}, x = {x}");
-    hits[0].iter().find(|(f, _)| f == "y").unwrap().1.parse().unwrap()
-}
-
-/// Grid points against values computed elsewhere, bit for bit.
-fn check_points(out: &ExplorableOutput, points: &[(Setting, &str, &str, f64)]) {
-    for (setting, series, x, want) in points {
-        let got = spec_value(out, setting, series, x);
-        assert_eq!(got.to_bits(), want.to_bits(), "at {setting:?}, {series}, x = {x}: chart {got}, computed {want}");
-    }
-}
+#[path = "common/spec.rs"]
+mod spec;
 
 // ---- lab 09 ---------------------------------------------------------------------------------
 
@@ -128,7 +76,7 @@ fn naive_splits(keys: &KeySet, order: &[u32], t: usize) -> Vec<usize> {
 fn lab09_time_order_is_the_closed_form() {
     let (_, ex) = lab09();
     let out = ex.output().unwrap();
-    assert_eq!(spec_rows(&out).len(), 9 * 2 * 21);
+    assert_eq!(spec::rows(&out).len(), 9 * 2 * 21);
     let mut points = Vec::new();
     let settings: Vec<[(&str, f64); 1]> = (2..=10).map(|i| [("threshold", i as f64 * 500.0)]).collect();
     for (i, s) in settings.iter().enumerate() {
@@ -179,12 +127,12 @@ fn lab10() -> Explorable {
 fn lab10_formula_is_one_minus_the_chance_all_are_fast() {
     let ex = lab10();
     let out = ex.output().unwrap();
-    assert_eq!(spec_rows(&out).len(), 10 * 9 * 2);
+    assert_eq!(spec::rows(&out).len(), 10 * 9 * 2);
     for i in 1..=10 {
         let p = i as f64 / 200.0;
         for n in [1i32, 4, 8, 16, 32] {
             let all_fast: f64 = (0..n).map(|_| 1.0 - p).product();
-            let got = spec_value(&out, &[("p_slow", p)], FORMULA, &n.to_string());
+            let got = spec::value(&out, &[("p_slow", p)], FORMULA, &n.to_string());
             assert!(
                 (got - (1.0 - all_fast)).abs() < 1e-12,
                 "p {p}, N {n}: chart {got}, multiplied out {}",
@@ -194,7 +142,7 @@ fn lab10_formula_is_one_minus_the_chance_all_are_fast() {
     }
     // Lab 10's Why, at p = 1%: 1.00% of one-shard queries, 3.94% of four-shard, 14.85% of 16-shard.
     for (n, want) in [("1", "1.00%"), ("4", "3.94%"), ("16", "14.85%")] {
-        assert_eq!(pct(spec_value(&out, &[("p_slow", 0.01)], FORMULA, n), 2), want);
+        assert_eq!(pct(spec::value(&out, &[("p_slow", 0.01)], FORMULA, n), 2), want);
     }
     assert_eq!(ex.defaults(), vec![("p_slow", 0.01)]);
 }
@@ -217,7 +165,7 @@ fn lab10_simulation_is_the_crates_and_near_the_formula() {
         for n in [1, 4, 8, 12, 16, 20, 24, 28, 32] {
             let q = 1.0 - (1.0 - p).powi(n);
             let sd = (q * (1.0 - q) / 10_000.0).sqrt();
-            let got = spec_value(&out, &[("p_slow", p)], series, &n.to_string());
+            let got = spec::value(&out, &[("p_slow", p)], series, &n.to_string());
             assert!((got - q).abs() <= 5.0 * sd, "p {p}, N {n}: simulated {got}, formula {q} (σ {sd})");
         }
     }
