@@ -27,6 +27,7 @@ BUILD is REPO/.nbtest (git ignores it): a folder beside notebooks/, so an execut
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -222,6 +223,7 @@ class KernelPool:
         self._running: set = set()  # the job processes, to interrupt on close(cancel=True)
         self._active: list[Job] = []  # the jobs taken by a worker and not yet finished
         self._started = False
+        self._held = 0  # exclusive() sections open: no job starts while one is
         self.closed = False
 
     def _claim(self, n: int) -> Worker:
@@ -269,8 +271,27 @@ class KernelPool:
         argv = execute_argv(path, out, cwd=cwd, keep_guesses=keep_guesses)
         return read_result(path, out, self.run(argv, key=build_key(path)))
 
+    @contextlib.contextmanager
+    def exclusive(self):
+        """A section that runs with no job of the pool beside it: entering waits for the running
+        jobs to end, and no job starts until it is left. For a test that drives its own kernel
+        on the same cores (a whole lab run by JupyterLab in a browser, test_explorables' live
+        case): beside two lab executions on two cores it can take many times its own time."""
+        with self._cond:
+            self._held += 1
+            while self._active:
+                self._cond.wait()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._held -= 1
+                self._cond.notify_all()
+
     def _pick(self, w: Worker) -> Job | None:
         """The job worker w takes now (see the class), or None to wait."""
+        if self._held:
+            return None  # an exclusive() section runs
         jobs = sorted(self._jobs, key=lambda j: (j.priority, j.seq))
         if any(j.alone for j in self._active):
             return None  # nothing beside a job that runs alone

@@ -418,7 +418,22 @@ def test_explorable_in_an_untrusted_notebook(page, lab, shots, executed, case):
 
 
 @pytest.mark.parametrize("case", LIVE, ids=lambda c: c.name)
-def test_explorable_live_in_jupyterlab(page, lab, shots, executed, case):
+def test_explorable_live_in_jupyterlab(page, lab, shots, executed, case, kernel_pool):
+    # JupyterLab's kernel runs the whole lab on the cores the pool's lab executions use: beside
+    # two of them its Run All took many times its own time (and once ran past RUN_TIMEOUT), so
+    # the pool starts nothing while it runs.
+    with kernel_pool.exclusive():
+        try:
+            run_live(page, lab, shots, executed, case)
+        except BaseException:
+            # Where Run All stood: each code cell's prompt ("[*]" running, "[ ]" waiting).
+            prompts = page.js("[...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]"
+                              ".map(e => e.textContent.trim()).join(' ')")
+            print(f"{case.name}: the cells' prompts when it stopped: {prompts}")
+            raise
+
+
+def run_live(page, lab, shots, executed, case):
     nb = executed(case.notebook)
     index = cell_index(nb, case)
     name = f"{case.name}-live.ipynb"

@@ -117,6 +117,30 @@ def test_a_timed_lab_runs_alone_after_the_others(cache):
     pool.close()
 
 
+def test_an_exclusive_section_waits_for_running_jobs_and_holds_back_new_ones(cache):
+    pool = labruns.KernelPool(2)
+    started = threading.Event()
+    slow = pool.submit([sys.executable, "-c", "import time; time.sleep(1.5)"])
+    while not slow.running():
+        threading.Event().wait(0.01)
+    inside = []
+
+    def section():
+        with pool.exclusive():
+            inside.append(slow.done())  # entered only once the running job ended
+            started.set()
+            later = pool.submit([sys.executable, "-c", "pass"])
+            threading.Event().wait(1.0)
+            inside.append(later.running() or later.done())  # nothing started while held
+        inside.append(later.result(timeout=60).returncode)  # and it runs once left
+
+    t = threading.Thread(target=section)
+    t.start()
+    t.join(timeout=90)
+    assert started.is_set() and inside == [True, False, 0]
+    pool.close()
+
+
 def test_a_lab_that_times_its_servers_is_ordered_last(tmp_path):
     def lab(name, *tags):
         nb = nbformat.v4.new_notebook()
