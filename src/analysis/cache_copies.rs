@@ -259,7 +259,7 @@ impl CacheCopies {
         let owners = placement.assign(keys);
         let mut n = 0u64;
         for (s, copies) in self.held.iter().enumerate() {
-            n += copies.iter().zip(&owners).filter(|(&v, &o)| v > 0 && owner_of[o as usize] != Some(s)).count() as u64;
+            n += copies.iter().zip(&owners).filter(|&(&v, &o)| v > 0 && owner_of[o as usize] != Some(s)).count() as u64;
         }
         Ok(n)
     }

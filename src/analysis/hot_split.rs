@@ -153,7 +153,7 @@ impl HotKeySplit {
                         holds[o] = true;
                     }
                     let d = holds.iter().filter(|&&x| x).count();
-                    for (l, _) in loads.iter_mut().zip(&holds).filter(|(_, &x)| x) {
+                    for (l, _) in loads.iter_mut().zip(&holds).filter(|&(_, &x)| x) {
                         *l += reads;
                     }
                     cost += writes + reads * d as u64;

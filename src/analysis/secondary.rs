@@ -387,7 +387,7 @@ impl GlobalIndex {
         let mut rows = vec![0u64; self.layout.table().len()];
         if let Some(v) = v {
             let (kb, attr, mut buf) = (self.rows.key_bytes()?, &self.rows.attrs()[a], Vec::new());
-            for (i, _) in attr.of_row.iter().enumerate().filter(|(_, &x)| x == v) {
+            for (i, _) in attr.of_row.iter().enumerate().filter(|&(_, &x)| x == v) {
                 let r = if touched.len() == 1 {
                     touched.start
                 } else {

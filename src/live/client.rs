@@ -131,7 +131,7 @@ impl Conn {
         })
     }
 
-    fn fail(&self, doing: &str) -> impl Fn(io::Error) -> Error + '_ {
+    fn fail(&self, doing: &str) -> impl Fn(io::Error) -> Error + use<'_> {
         let doing = doing.to_string();
         move |e| node_error(&self.node, self.port, &doing, self.within, e)
     }

@@ -129,7 +129,7 @@ fn edge_keys(b: &Bounded) -> Result<Vec<String>> {
     let pool: Vec<String> = (0..400).map(|i| format!("edge:{i}")).collect();
     let hashed = HashedKeys::from_keys(&pool, HashWidth::Bits32)?;
     let pick = |want: &dyn Fn(u128) -> bool| -> Vec<String> {
-        pool.iter().zip(hashed.hashes()).filter(|(_, &h)| want(h)).map(|(k, _)| k.clone()).collect()
+        pool.iter().zip(hashed.hashes()).filter(|&(_, &h)| want(h)).map(|(k, _)| k.clone()).collect()
     };
     let (mut past_last, mut up_to_first, mut in_second) = (
         pick(&|h| h > last).into_iter(),
