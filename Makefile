@@ -161,7 +161,7 @@ setup-test: $(VENV_STAMP)
 	$(VPY) -m pytest tests/setup -v -rs --tb=short -p no:cacheprovider
 
 nbtest: setup $(NPM_STAMP)
-	$(VPY) -m pytest tests/notebooks -v -rs --tb=short -p no:cacheprovider
+	$(VPY) -m pytest tests/notebooks -v -rs --tb=short -p no:cacheprovider --durations=20
 
 notebooks: setup
 	$(VPY) tests/notebooks/nbrun.py --inplace

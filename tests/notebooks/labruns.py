@@ -411,7 +411,7 @@ def _sigint_default():
 
 
 def slice_lab(nb, *, through_tag: str | None = None, tags=()):
-    """A cheap derivative of a lab: its first code cell (the `:dep` and `use` lines and the book),
+    """A cheap derivative of a lab: its first code cell (the `:dep` and `use` lines),
     every code cell up to and including the first one tagged `through_tag` (what that cell needs),
     and every later code cell tagged one of `tags`, in order; markdown cells are left out.
     The lab's one execution runs every cell; a derivative runs only the cells it is about."""
