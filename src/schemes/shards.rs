@@ -182,14 +182,6 @@ impl FixedShards {
             .collect())
     }
 
-    /// [`moved_shards_to`](FixedShards::moved_shards_to) for tables of one
-    /// shard count; across counts it lists no shard.
-    #[doc(hidden)]
-    #[deprecated(note = "use moved_shards_to, which refuses tables of different shard counts")]
-    pub fn moved_shards(&self, other: &FixedShards) -> Vec<usize> {
-        self.moved_shards_to(other).unwrap_or_default()
-    }
-
     /// See [`Placement::remove_node`].
     fn removed(&self, name: &str) -> Result<FixedShards> {
         let (nodes, gone) = without(&self.nodes, name)?;
