@@ -434,9 +434,13 @@ def test_explorable_live_in_jupyterlab(page, lab, shots, executed, case, kernel_
         try:
             run_live(page, lab, shots, executed, case)
         except BaseException:
-            # Where Run All stood: each code cell's prompt ("[*]" running, "[ ]" waiting).
-            prompts = page.js("[...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]"
-                              ".map(e => e.textContent.trim()).join(' ')")
+            # Where Run All stood: each code cell's prompt ("[*]" running, "[ ]" waiting). A page
+            # that no longer answers must not put its own error in place of the test's.
+            try:
+                prompts = page.js("[...document.querySelectorAll('.jp-CodeCell .jp-InputArea-prompt')]"
+                                  ".map(e => e.textContent.trim()).join(' ')")
+            except Exception as e:  # noqa: BLE001
+                prompts = f"(unreadable: {e})"
             print(f"{case.name}: the cells' prompts when it stopped: {prompts}")
             raise
 
