@@ -206,8 +206,8 @@ class Worker:
 class KernelPool:
     """Worker threads, each running one job at a time with its own kept kernel build directory.
 
-    A build of the crate costs about a minute of CPU per feature set (the live labs add redis,
-    proxies or postgres to charts), so a worker takes, in priority order: a job whose build it
+    A build of the crate costs about a minute of CPU per feature set (the live labs add `live` to
+    charts), so a worker takes, in priority order: a job whose build it
     holds; else one whose build no worker holds; else one built elsewhere only when at least two
     such jobs wait (worth building it here too); else it waits for the next job or finished one.
     A job submitted `alone` starts only when it is the first job waiting and no other job runs,
@@ -272,17 +272,28 @@ class KernelPool:
         return read_result(path, out, self.run(argv, key=build_key(path)))
 
     @contextlib.contextmanager
-    def exclusive(self):
+    def exclusive(self, key: str | None = None):
         """A section that runs with no job of the pool beside it: entering waits for the running
         jobs to end, and no job starts until it is left. For a test that drives its own kernel
         on the same cores (a whole lab run by JupyterLab in a browser, test_explorables' live
-        case): beside two lab executions on two cores it can take many times its own time."""
+        case): beside two lab executions on two cores it can take many times its own time.
+
+        It yields the environment of a worker's build directory, lent for the section (no job
+        uses it meanwhile): the one that holds build `key` if any does, else the first worker's,
+        which then holds it. A kernel started with it (and stopped before the section ends)
+        finds the crate built, where a folder of its own would compile it first. {} when the
+        workers have no build directories of their own."""
+        self._start()
         with self._cond:
             self._held += 1
             while self._active:
                 self._cond.wait()
+            lent = next((w for w in self._workers if key is not None and key in w.keys), None)
+            lent = lent or next((w for w in self._workers if w.slot is not None), None)
+            if lent is not None:
+                lent.built(key)
         try:
-            yield
+            yield dict(lent.env) if lent is not None else {}
         finally:
             with self._cond:
                 self._held -= 1
