@@ -33,7 +33,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 # Steps run in the order written, even under -j.
 .NOTPARALLEL:
 
-.PHONY: help setup evcxr kernel labsettings doctor lab lab-teacher lab-restart nbgrader test fmt cargo-test clippy setup-test nbtest notebooks handouts check index bench-notebooks clean
+.PHONY: help setup evcxr kernel labsettings doctor lab lab-teacher lab-restart nbgrader test fmt cargo-test cargo-test-alone clippy setup-test nbtest notebooks handouts check index bench-notebooks clean
 
 help:
 	@sed -n '3,14s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
@@ -130,15 +130,31 @@ fmt:
 # `checked` profile (Cargo.toml: optimised, overflow checks on, as in a notebook's
 # build): the tests run about five times faster than at opt-level 0, which saves
 # more than the optimised build costs. The labs' own configurations (`charts`,
-# and `charts` with `live`) are built and run by the notebook tests. Each live
-# feature alone (redis, proxies, postgres) runs the doctests of what it adds (the
-# live floor, its tables in present, its checks in tutor) in `dev`: they compile
-# longer than they run. The CLI must also build without charts (it draws nothing),
-# and nothing but the binary may depend on the `cli` feature (the grep).
+# and `charts` with `live`) are built and run by the notebook tests.
+#
+# cargo-test-alone: each live feature alone (redis, proxies, postgres) runs the
+# doctests of what it adds (the live floor, its tables in present, its checks in
+# tutor), in `dev` (they compile longer than they run); the CLI must also build
+# without charts (it draws nothing), and nothing but the binary may depend on the
+# `cli` feature (the grep). It runs beside the run of every feature, niced: that
+# run spends most of its time waiting on the servers its tests start, and the
+# builds take the idle cores (its own directory, target/debug, so neither waits on
+# the other's lock). Its output follows, once both have ended.
 LIVE_DOCS := src/live/ src/present/live.rs src/present/proxies.rs src/present/postgres.rs src/tutor/observed
+ALONE_LOG := target/cargo-test-alone.log
+# Not $(MAKE) in the recipe itself: `make -n` would run that line.
+ALONE_MAKE = $(MAKE) --no-print-directory cargo-test-alone
 cargo-test:
-	cargo test --profile checked --all-features
 	cargo test --profile checked --no-default-features
+	cargo test --profile checked --all-features --no-run
+	@mkdir -p target
+	@echo "make cargo-test-alone runs beside the next command (niced); its output follows it ($(ALONE_LOG))"
+	nice -n 19 $(ALONE_MAKE) > $(ALONE_LOG) 2>&1 & alone=$$!; \
+	  status=0; cargo test --profile checked --all-features || status=$$?; \
+	  wait $$alone || { status=1; echo "make cargo-test-alone FAILED (its output below)"; }; \
+	  echo "---- make cargo-test-alone ----"; cat $(ALONE_LOG); exit $$status
+
+cargo-test-alone:
 	cargo build --no-default-features --features cli --bin reshard
 	! grep -rn --include='*.rs' 'feature = "cli"' src --exclude-dir=bin
 	cargo test --no-default-features --features redis --doc -- $(LIVE_DOCS)
