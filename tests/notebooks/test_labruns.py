@@ -154,6 +154,34 @@ def test_an_exclusive_section_lends_the_build_directory_that_holds_the_build(cac
     pool.close()
 
 
+def test_jobs_submitted_as_a_batch_build_each_feature_set_once(cache):
+    pool = labruns.KernelPool(2)
+    where = lambda secs: [sys.executable, "-c",
+                          f"import os, time; time.sleep({secs}); print(os.environ['EVCXR_TMPDIR'])"]
+    jobs = []
+    with pool.batch():  # both workers pick with the four jobs in sight, however slow the submitting
+        for key, secs in (("live", 1), ("live", 1), ("live", 1), ("charts", 5)):
+            jobs.append(pool.submit(where(secs), key=key))
+            threading.Event().wait(0.3)
+    dirs = [f.result(timeout=60).output.strip() for f in jobs]
+    pool.close()
+    # the idle worker took charts, not a second live job (two were waiting when it looked)
+    assert dirs[0] == dirs[1] == dirs[2] != dirs[3], dirs
+
+
+def test_a_job_that_runs_alone_waits_for_the_users_still_expected(cache):
+    pool = labruns.KernelPool(2)
+    pool.expect(1)  # a test still to come will run jobs of its own
+    alone = pool.submit([sys.executable, "-c", "pass"], alone=True)
+    threading.Event().wait(1.0)
+    assert not (alone.running() or alone.done())
+    first = pool.submit([sys.executable, "-c", "pass"])  # that user's job runs meanwhile
+    assert first.result(timeout=60).returncode == 0 and not alone.done()
+    pool.done()
+    assert alone.result(timeout=60).returncode == 0
+    pool.close()
+
+
 def test_a_lab_that_times_its_servers_is_ordered_last(tmp_path):
     def lab(name, *tags):
         nb = nbformat.v4.new_notebook()
