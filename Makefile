@@ -33,7 +33,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 # Steps run in the order written, even under -j.
 .NOTPARALLEL:
 
-.PHONY: help setup evcxr kernel labsettings doctor lab lab-teacher lab-restart nbgrader test fmt cargo-test cargo-test-alone clippy setup-test nbtest notebooks handouts check index bench-notebooks clean
+.PHONY: help setup evcxr kernel labsettings doctor lab lab-teacher lab-restart nbgrader test fmt rust-test cargo-test cargo-test-alone clippy setup-test nbtest notebooks handouts check index bench-notebooks clean
 
 help:
 	@sed -n '3,14s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
@@ -119,7 +119,7 @@ $(NBGRADER_STAMP): requirements-nbgrader.txt $(VENV_STAMP)
 	$(VPY) scripts/course.py install
 	@touch $@
 
-test: setup fmt cargo-test clippy setup-test nbtest
+test: setup fmt rust-test setup-test nbtest
 
 fmt:
 	cargo fmt --check
@@ -139,20 +139,23 @@ fmt:
 # `cli` feature (the grep). It runs beside the run of every feature, niced: that
 # run spends most of its time waiting on the servers its tests start, and the
 # builds take the idle cores (its own directory, target/debug, so neither waits on
-# the other's lock). Its output follows, once both have ended.
+# the other's lock). Its output follows, once both have ended. `make test` runs
+# rust-test: the same, with clippy beside it too (after cargo-test-alone).
 LIVE_DOCS := src/live/ src/present/live.rs src/present/proxies.rs src/present/postgres.rs src/tutor/observed
 ALONE_LOG := target/cargo-test-alone.log
 # Not $(MAKE) in the recipe itself: `make -n` would run that line.
-ALONE_MAKE = $(MAKE) --no-print-directory cargo-test-alone
-cargo-test:
+ALONE_MAKE = $(MAKE) --no-print-directory $(BESIDE)
+cargo-test: BESIDE = cargo-test-alone
+rust-test: BESIDE = cargo-test-alone clippy
+cargo-test rust-test:
 	cargo test --profile checked --no-default-features
 	cargo test --profile checked --all-features --no-run
 	@mkdir -p target
-	@echo "make cargo-test-alone runs beside the next command (niced); its output follows it ($(ALONE_LOG))"
+	@echo "make $(BESIDE) runs beside the next command (niced); its output follows it ($(ALONE_LOG))"
 	nice -n 19 $(ALONE_MAKE) > $(ALONE_LOG) 2>&1 & alone=$$!; \
 	  status=0; cargo test --profile checked --all-features || status=$$?; \
-	  wait $$alone || { status=1; echo "make cargo-test-alone FAILED (its output below)"; }; \
-	  echo "---- make cargo-test-alone ----"; cat $(ALONE_LOG); exit $$status
+	  wait $$alone || { status=1; echo "make $(BESIDE) FAILED (its output below)"; }; \
+	  echo "---- make $(BESIDE) ----"; cat $(ALONE_LOG); exit $$status
 
 cargo-test-alone:
 	cargo build --no-default-features --features cli --bin reshard
