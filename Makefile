@@ -3,7 +3,7 @@
 #   make lab        set up (first time only), then JupyterLab on your own copies of the labs (workspace/)
 #   make lab-teacher   JupyterLab on notebooks/, the teacher's edition (every output and answer)
 #   make lab-restart LAB=03   start lab 03 over in workspace/ (your copy is kept, dated, in workspace/backups/)
-#   make test       rustfmt, cargo test (notebook features, none, default), clippy, set-up and notebook checks
+#   make test       rustfmt, cargo test (every feature, none), clippy, set-up and notebook checks
 #   make notebooks  re-execute notebooks/*.ipynb in place (commit the result)
 #   make handouts   teacher's edition, student's worksheet and answer key (NN-key) of every lab: handouts/{teacher,student}
 #   make index      regenerate notebooks/00-index.ipynb and README's notebook list
@@ -33,7 +33,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 # Steps run in the order written, even under -j.
 .NOTPARALLEL:
 
-.PHONY: help setup evcxr kernel labsettings doctor lab lab-teacher lab-restart nbgrader test fmt cargo-test clippy setup-test nbtest notebooks handouts check index bench-notebooks clean
+.PHONY: help setup evcxr kernel labsettings doctor lab lab-teacher lab-restart nbgrader test fmt rust-test cargo-test cargo-test-alone clippy setup-test nbtest notebooks handouts check index bench-notebooks clean
 
 help:
 	@sed -n '3,14s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
@@ -119,39 +119,50 @@ $(NBGRADER_STAMP): requirements-nbgrader.txt $(VENV_STAMP)
 	$(VPY) scripts/course.py install
 	@touch $@
 
-test: setup fmt cargo-test clippy setup-test nbtest
+test: setup fmt rust-test setup-test nbtest
 
 fmt:
 	cargo fmt --check
 
-# Notebooks build the crate with `default-features = false, features = ["charts"]`:
-# every test but the CLI's runs in that configuration and bare (no charts: the
-# library without plotters); the CLI's with the default features, and the CLI
-# must also build without charts (it draws nothing). Every other feature set the
-# crate publishes runs its doctests once (`--doc`; the unit and integration tests
-# ran above, the live ones run below, each once): serde every doctest (it adds
-# impls all over the crate); cli adds only the binary (it has no doctests) on top
-# of serde, which the grep checks, so its library doctests are serde's; redis,
-# proxies and postgres the doctests of what they add (the live floor, its tables
-# in present, its checks in tutor). The three sets that run every test do so in
-# the `checked` profile (Cargo.toml: optimised, overflow checks on): they run about
-# five times faster, which saves more than the optimised build costs. The rest,
-# which compile longer than they run, stay in `dev`.
+# Two full sets run every unit, integration and doc test: one with every feature
+# (charts, serde, the CLI and its binary, the live drivers and their servers) and
+# one bare (the library without plotters, serde or live/). They run in the
+# `checked` profile (Cargo.toml: optimised, overflow checks on, as in a notebook's
+# build): the tests run about five times faster than at opt-level 0, which saves
+# more than the optimised build costs. The labs' own configurations (`charts`,
+# and `charts` with `live`) are built and run by the notebook tests.
+#
+# cargo-test-alone: each live feature alone (redis, proxies, postgres) runs the
+# doctests of what it adds (the live floor, its tables in present, its checks in
+# tutor), in `dev` (they compile longer than they run); the CLI must also build
+# without charts (it draws nothing), and nothing but the binary may depend on the
+# `cli` feature (the grep). It runs beside the run of every feature, niced: that
+# run spends most of its time waiting on the servers its tests start, and the
+# builds take the idle cores (its own directory, target/debug, so neither waits on
+# the other's lock). Its output follows, once both have ended. `make test` runs
+# rust-test: the same, with clippy beside it too (after cargo-test-alone).
 LIVE_DOCS := src/live/ src/present/live.rs src/present/proxies.rs src/present/postgres.rs src/tutor/observed
-cargo-test:
-	cargo test --profile checked --no-default-features --features charts
+ALONE_LOG := target/cargo-test-alone.log
+# Not $(MAKE) in the recipe itself: `make -n` would run that line.
+ALONE_MAKE = $(MAKE) --no-print-directory $(BESIDE)
+cargo-test: BESIDE = cargo-test-alone
+rust-test: BESIDE = cargo-test-alone clippy
+cargo-test rust-test:
 	cargo test --profile checked --no-default-features
-	cargo test --test cli
+	cargo test --profile checked --all-features --no-run
+	@mkdir -p target
+	@echo "make $(BESIDE) runs beside the next command (niced); its output follows it ($(ALONE_LOG))"
+	nice -n 19 $(ALONE_MAKE) > $(ALONE_LOG) 2>&1 & alone=$$!; \
+	  status=0; cargo test --profile checked --all-features || status=$$?; \
+	  wait $$alone || { status=1; echo "make $(BESIDE) FAILED (its output below)"; }; \
+	  echo "---- make $(BESIDE) ----"; cat $(ALONE_LOG); exit $$status
+
+cargo-test-alone:
 	cargo build --no-default-features --features cli --bin reshard
 	! grep -rn --include='*.rs' 'feature = "cli"' src --exclude-dir=bin
-	cargo test --profile checked --no-default-features --features serde --doc
 	cargo test --no-default-features --features redis --doc -- $(LIVE_DOCS)
 	cargo test --no-default-features --features proxies --doc -- $(LIVE_DOCS)
 	cargo test --no-default-features --features postgres --doc -- $(LIVE_DOCS)
-	cargo test --no-default-features --features redis --test redis
-	cargo test --no-default-features --features proxies --lib --test proxies_live
-	cargo test --no-default-features --features postgres --test postgres_live
-	cargo test --no-default-features --features postgres --lib live::p
 
 clippy:
 	cargo clippy --all-targets -- -D warnings

@@ -2,7 +2,7 @@
 """Record where the real proxies send keys: twemproxy (nutcracker) and nginx.
 
 Writes one trace per configuration under tests/data/proxies/, read by
-tests/proxies.rs. Each trace starts with `# ` lines giving the exact
+tests/suite/proxies.rs. Each trace starts with `# ` lines giving the exact
 configuration (program, version, distribution, hash, hash_tag, one
 `# server:` line per backend as written in the config) and then one line per
 key: `key<TAB>backend address`, where the backend address is the

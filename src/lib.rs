@@ -74,12 +74,15 @@
 //! | `serde` | no | `Serialize`/`Deserialize` on the result types | 7: serde, serde_core, serde_derive, proc-macro2, quote, syn, unicode-ident |
 //! | `redis` | no | `reshard::live`: a local Redis Cluster (`redis-server`, `redis-cli` on `PATH`) | none (std only) |
 //! | `proxies` | no | `live`'s twemproxy and nginx (turns on `redis`) | none (std only) |
+//! | `postgres` | no | `live`'s PostgreSQL shards through `psql` (turns on `redis`) | none (std only) |
+//! | `live` | no | `redis`, `proxies` and `postgres` together | none (std only) |
 //!
 //! Without features the crate builds 15 crates (itself, md-5, rayon, libm
 //! and their dependencies); the default build 44. A
 //! notebook's first cell takes `default-features = false, features =
 //! ["charts"]` (25 crates): `:dep reshard = { path = "..",
-//! default-features = false, features = ["charts"] }`.
+//! default-features = false, features = ["charts"] }`; the labs that start
+//! servers take `["charts", "live"]`, the same 25 crates.
 //!
 //! plotters is part of this crate's API only under `charts`, and only in one
 //! place: `present::charts::draw` hands its closure a plotters drawing

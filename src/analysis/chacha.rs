@@ -22,7 +22,7 @@
 //! step advances the state first, then outputs the xorshifted high bits
 //! rotated by the top five), each output stored little-endian.
 //!
-//! `tests/chacha.rs` checks the block function against RFC 7539's test
+//! The unit tests below check the block function against RFC 7539's test
 //! vector (ChaCha20, the same function with 20 rounds) and the outputs
 //! against `rand_chacha` itself (a dev-dependency only).
 

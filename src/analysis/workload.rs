@@ -28,7 +28,7 @@
 //! and a C library's `pow` may differ from another's in the last bit, which
 //! can flip an accept/reject and shift every draw after it. `libm`'s are the
 //! same code everywhere, so the same seed gives the same stream on every
-//! platform. `tests/hot.rs` pins the first draws; the unit tests here pin
+//! platform. `tests/suite/hot.rs` pins the first draws; the unit tests here pin
 //! the sampler's arithmetic against python3's.
 //!
 //! ```

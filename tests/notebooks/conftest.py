@@ -11,7 +11,10 @@ Fixtures:
                  on a worker with a kept kernel build, so nothing compiles the crate again.
 
 Test order: modules that start no kernel run first (while the labs execute), then the ones that
-start kernels of their own, then the ones reading executions, in the order the labs finish.
+start kernels of their own (first those with `POOL_JOBS_EARLY = True`, whose jobs on the pool go
+ahead of the labs still waiting), then the ones reading executions, in the order the labs finish.
+Lab 10, which runs alone, starts only once every test that runs jobs of its own on the pool has
+ended, so none of their jobs waits for it (KernelPool.expect).
 """
 
 import json
@@ -65,6 +68,13 @@ def pytest_collection_modifyitems(session, config, items):
     runs = labruns.LabRuns(labruns.KernelPool())  # threads start with the first job
     order = {p: k for k, p in enumerate(runs.order(needed))}
     _STATE.update(runs=runs, pool=runs.pool, labs=[p for p in order])
+    # The tests that run jobs of their own on the pool (a derivative of a lab, nbgrader's autograde,
+    # an exclusive section): lab 10, which runs alone, waits until each has ended (KernelPool.expect).
+    # Not one that reads an execution: that may be lab 10's.
+    users = {i.nodeid for i in items if "kernel_pool" in getattr(i, "fixturenames", ())
+             and "executed_lab" not in getattr(i, "fixturenames", ())}
+    _STATE["expected"] = users
+    runs.pool.expect(len(users))
 
     uses: dict = {}
     for i in items:
@@ -72,8 +82,10 @@ def pytest_collection_modifyitems(session, config, items):
 
     def module_rank(item):
         if "executed_lab" in uses[item.module]:
-            return 2
-        return 1 if uses[item.module] & KERNEL_FIXTURES else 0
+            return 3
+        if uses[item.module] & KERNEL_FIXTURES:
+            return 1 if getattr(item.module, "POOL_JOBS_EARLY", False) else 2
+        return 0
 
     def lab_rank(item):
         labs = labs_of(item)
@@ -86,6 +98,12 @@ def pytest_collection_modifyitems(session, config, items):
 def pytest_collection_finish(session):
     if _STATE["labs"] and not session.config.option.collectonly:
         _STATE["runs"].schedule(_STATE["labs"])
+
+
+def pytest_runtest_logfinish(nodeid, location):
+    if nodeid in _STATE.get("expected", ()):
+        _STATE["expected"].discard(nodeid)
+        _STATE["pool"].done()
 
 
 def pytest_sessionfinish(session):

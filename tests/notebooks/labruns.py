@@ -206,12 +206,13 @@ class Worker:
 class KernelPool:
     """Worker threads, each running one job at a time with its own kept kernel build directory.
 
-    A build of the crate costs about a minute of CPU per feature set (the live labs add redis,
-    proxies or postgres to charts), so a worker takes, in priority order: a job whose build it
+    A build of the crate costs about a minute of CPU per feature set (the live labs add `live` to
+    charts), so a worker takes, in priority order: a job whose build it
     holds; else one whose build no worker holds; else one built elsewhere only when at least two
     such jobs wait (worth building it here too); else it waits for the next job or finished one.
-    A job submitted `alone` starts only when it is the first job waiting and no other job runs,
-    and nothing else starts while it runs (a lab that times its servers: runs_alone)."""
+    A job submitted `alone` starts only when it is the first job waiting, no other job runs and
+    no expected user is still to come (expect), and nothing else starts while it runs (a lab that
+    times its servers: runs_alone)."""
 
     def __init__(self, jobs: int | None = None):
         self.jobs = jobs or default_jobs()
@@ -224,6 +225,7 @@ class KernelPool:
         self._active: list[Job] = []  # the jobs taken by a worker and not yet finished
         self._started = False
         self._held = 0  # exclusive() sections open: no job starts while one is
+        self._expected = 0  # users still to come (expect()): a job that runs alone waits for them
         self.closed = False
 
     def _claim(self, n: int) -> Worker:
@@ -272,17 +274,49 @@ class KernelPool:
         return read_result(path, out, self.run(argv, key=build_key(path)))
 
     @contextlib.contextmanager
-    def exclusive(self):
+    def batch(self):
+        """Submit several jobs as one: no worker picks a job until the section ends, so its first
+        pick sees them all (a worker that saw only the first few built a feature set a second
+        time for want of the jobs behind them)."""
+        with self._cond:  # an RLock: submit() takes it again
+            yield
+
+    def expect(self, n: int = 1) -> None:
+        """n more users will submit jobs or open exclusive() sections (the tests collected that use
+        the pool): a job submitted `alone` waits until each has said done(), so it does not hold
+        back their jobs while it runs, nor they its time."""
+        with self._cond:
+            self._expected += n
+
+    def done(self) -> None:
+        """One expected user has finished (see expect)."""
+        with self._cond:
+            self._expected = max(0, self._expected - 1)
+            self._cond.notify_all()
+
+    @contextlib.contextmanager
+    def exclusive(self, key: str | None = None):
         """A section that runs with no job of the pool beside it: entering waits for the running
         jobs to end, and no job starts until it is left. For a test that drives its own kernel
         on the same cores (a whole lab run by JupyterLab in a browser, test_explorables' live
-        case): beside two lab executions on two cores it can take many times its own time."""
+        case): beside two lab executions on two cores it can take many times its own time.
+
+        It yields the environment of a worker's build directory, lent for the section (no job
+        uses it meanwhile): the one that holds build `key` if any does, else the first worker's,
+        which then holds it. A kernel started with it (and stopped before the section ends)
+        finds the crate built, where a folder of its own would compile it first. {} when the
+        workers have no build directories of their own."""
+        self._start()
         with self._cond:
             self._held += 1
             while self._active:
                 self._cond.wait()
+            lent = next((w for w in self._workers if key is not None and key in w.keys), None)
+            lent = lent or next((w for w in self._workers if w.slot is not None), None)
+            if lent is not None:
+                lent.built(key)
         try:
-            yield
+            yield dict(lent.env) if lent is not None else {}
         finally:
             with self._cond:
                 self._held -= 1
@@ -297,11 +331,11 @@ class KernelPool:
             return None  # nothing beside a job that runs alone
         if self._active:
             jobs = [j for j in jobs if not j.alone]
-        elif jobs and jobs[0].alone:  # every worker is free: the one holding its build takes it
-            held = any(jobs[0].key in o.keys for o in self._workers if o is not w)
+        elif jobs and jobs[0].alone and not self._expected:  # every worker is free: the one
+            held = any(jobs[0].key in o.keys for o in self._workers if o is not w)  # holding its build
             return None if held and jobs[0].key not in w.keys else jobs[0]
-        else:
-            jobs = [j for j in jobs if not j.alone]  # it waits for the jobs ahead of it
+        else:  # it waits for the jobs ahead of it, and for the users still to come (expect)
+            jobs = [j for j in jobs if not j.alone]
         if w.slot is None:
             return jobs[0] if jobs else None
         held = set().union(*(o.keys for o in self._workers if o is not w))
@@ -505,7 +539,7 @@ class LabRuns:
     def schedule(self, paths) -> None:
         """Start executing these labs (each at most once per session)."""
         self.build.mkdir(parents=True, exist_ok=True)
-        with self._lock:
+        with self._lock, self.pool.batch():
             for p in self.order([Path(p).resolve() for p in paths]):
                 if p not in self._futures:
                     alone = runs_alone(p)  # after the others (priority 20), with nothing beside it

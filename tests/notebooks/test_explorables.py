@@ -12,7 +12,7 @@ Three places, each with before/after screenshots:
                  print view shows the static picture instead.
 
 The expected values are the spec's data at the slider's new setting (the grid the crate computed;
-tests/explorable.rs recomputes grid points through the public API and compares them with it).
+tests/suite/explorable.rs recomputes grid points through the public API and compares them with it).
 
 Which explorables: CASES (notebook, cell id[, slider][, live=False to skip (a), which runs the whole
 notebook]); more with RESHARD_EXPLORE="path.ipynb#cell-id[#slider]" (space-separated), e.g. a lab's:
@@ -47,6 +47,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
 import browser  # noqa: E402
+import labruns  # noqa: E402
 import editions  # noqa: E402
 import handouts  # noqa: E402
 import vega_inline  # noqa: E402
@@ -426,11 +427,15 @@ def test_explorable_in_an_untrusted_notebook(page, lab, shots, executed, case):
 
 
 @pytest.mark.parametrize("case", LIVE, ids=lambda c: c.name)
-def test_explorable_live_in_jupyterlab(page, lab, shots, executed, case, kernel_pool):
+def test_explorable_live_in_jupyterlab(page, shots, executed, case, kernel_pool):
     # JupyterLab's kernel runs the whole lab on the cores the pool's lab executions use: beside
     # two of them its Run All took many times its own time (and once ran past RUN_TIMEOUT), so
-    # the pool starts nothing while it runs.
-    with kernel_pool.exclusive():
+    # the pool starts nothing while it runs. Its kernel gets the build directory of the worker
+    # that holds the lab's build (lent for the section): in a fresh clone a folder of its own
+    # would first compile the crate, about a minute of CPU. That is `make lab`'s JupyterLab and
+    # launcher all the same, with the directory given as a reader may give it (EVCXR_TMPDIR).
+    with kernel_pool.exclusive(labruns.build_key(case.notebook)) as env, \
+            browser.jupyterlab(WORK, env=env) as lab:
         try:
             run_live(page, lab, shots, executed, case)
         except BaseException:
@@ -443,6 +448,8 @@ def test_explorable_live_in_jupyterlab(page, lab, shots, executed, case, kernel_
                 prompts = f"(unreadable: {e})"
             print(f"{case.name}: the cells' prompts when it stopped: {prompts}")
             raise
+        finally:
+            lab.shut_down_kernels()  # before the build directory goes back to its worker
 
 
 def run_live(page, lab, shots, executed, case):

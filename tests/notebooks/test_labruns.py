@@ -141,6 +141,47 @@ def test_an_exclusive_section_waits_for_running_jobs_and_holds_back_new_ones(cac
     pool.close()
 
 
+def test_an_exclusive_section_lends_the_build_directory_that_holds_the_build(cache):
+    pool = labruns.KernelPool(2)
+    pool._start()
+    a, b = pool._workers
+    b.keys = {"charts+live"}
+    with pool.exclusive("charts+live") as env:
+        assert env["EVCXR_TMPDIR"] == str(b.slot / "build")  # b's, where that build is
+    with pool.exclusive("charts") as env:  # held by nobody: the first worker's, which now holds it
+        assert env["EVCXR_TMPDIR"] == str(a.slot / "build") and "charts" in a.keys
+    assert "charts" not in b.keys
+    pool.close()
+
+
+def test_jobs_submitted_as_a_batch_build_each_feature_set_once(cache):
+    pool = labruns.KernelPool(2)
+    where = lambda secs: [sys.executable, "-c",
+                          f"import os, time; time.sleep({secs}); print(os.environ['EVCXR_TMPDIR'])"]
+    jobs = []
+    with pool.batch():  # both workers pick with the four jobs in sight, however slow the submitting
+        for key, secs in (("live", 1), ("live", 1), ("live", 1), ("charts", 5)):
+            jobs.append(pool.submit(where(secs), key=key))
+            threading.Event().wait(0.3)
+    dirs = [f.result(timeout=60).output.strip() for f in jobs]
+    pool.close()
+    # the idle worker took charts, not a second live job (two were waiting when it looked)
+    assert dirs[0] == dirs[1] == dirs[2] != dirs[3], dirs
+
+
+def test_a_job_that_runs_alone_waits_for_the_users_still_expected(cache):
+    pool = labruns.KernelPool(2)
+    pool.expect(1)  # a test still to come will run jobs of its own
+    alone = pool.submit([sys.executable, "-c", "pass"], alone=True)
+    threading.Event().wait(1.0)
+    assert not (alone.running() or alone.done())
+    first = pool.submit([sys.executable, "-c", "pass"])  # that user's job runs meanwhile
+    assert first.result(timeout=60).returncode == 0 and not alone.done()
+    pool.done()
+    assert alone.result(timeout=60).returncode == 0
+    pool.close()
+
+
 def test_a_lab_that_times_its_servers_is_ordered_last(tmp_path):
     def lab(name, *tags):
         nb = nbformat.v4.new_notebook()
@@ -154,3 +195,34 @@ def test_a_lab_that_times_its_servers_is_ordered_last(tmp_path):
     assert labruns.runs_alone(timed) and not any(labruns.runs_alone(p) for p in plain)
     runs = labruns.LabRuns(labruns.KernelPool(1), build=tmp_path / "build")
     assert runs.order([timed, *plain])[-1] == timed
+
+
+def test_a_cell_that_evcxrs_cache_raced_runs_once_more(monkeypatch):
+    import asyncio
+
+    import nbrun
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    race = "Failed to wrap rustc: cannot parse integer from empty string"
+    said = []  # what the fake kernel prints on each try of a cell, in order
+
+    async def fake(self, cell, index, execution_count=None, store_history=True):
+        self.code_cells_executed += 1
+        text = said.pop(0)
+        cell.outputs = [nbformat.v4.new_output("stream", name="stderr", text=text)] if text else []
+        if text:
+            raise CellExecutionError("", "", "")
+        return cell
+
+    monkeypatch.setattr(NotebookClient, "async_execute_cell", fake)
+    client = nbrun.SettlingClient(nbformat.v4.new_notebook(), kernel_name="rust")
+    cell = nbformat.v4.new_code_cell(":dep x")
+    said[:] = [race, ""]  # the race, then a clean compile: run again, counted once
+    asyncio.run(client.async_execute_cell(cell, 0))
+    assert not said and cell.outputs == [] and client.code_cells_executed == 1
+    for tries, left in (([race, race], []), (["error[E0425]: cannot find value", ""], [""])):
+        said[:] = tries  # the race twice fails; another error fails at once, with no second try
+        with pytest.raises(CellExecutionError):
+            asyncio.run(client.async_execute_cell(cell, 0))
+        assert said == left

@@ -21,6 +21,10 @@ import labruns
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 from editions import solution_region, without_markers  # noqa: E402
 
+# conftest.py: the learner's copy runs on the kernel pool, its jobs ahead of the labs still
+# waiting; this module runs before the other modules that start kernels
+POOL_JOBS_EARLY = True
+
 REPO = Path(__file__).resolve().parents[2]
 WS = REPO / ".workspace-test"  # beside notebooks/, as workspace/ is (git ignores it)
 LAB = "02-rendezvous-hashing.ipynb"

@@ -4,10 +4,10 @@
 //! edge cases by hand, and the simulation within a tolerance derived from
 //! the binomial standard deviation.
 
+use crate::common;
+use common::expect_err;
 use reshard::analysis::{AsyncIndex, Simulation};
 use reshard::Error;
-mod common;
-use common::expect_err;
 
 /// The share of a `m × m` grid of (phase, delay) midpoints on which a read
 /// `lag` after the write misses it: the model's rule, counted.

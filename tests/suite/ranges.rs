@@ -3,11 +3,11 @@
 //! add/remove rules against loops over the rule's words, pre-splits against
 //! the quantile formula, range queries against a scan; and every error.
 
+use crate::common;
+use common::expect_err;
 use proptest::prelude::*;
 use reshard::analysis::{Boundary, GrowthSettings, RangeGrowth, RangeLayout, RangeQuery};
 use reshard::prelude::*;
-mod common;
-use common::expect_err;
 
 /// Sorted, distinct, non-empty byte strings over an alphabet that makes
 /// prefixes and bytes ≥ 0x80 common.

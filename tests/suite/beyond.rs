@@ -5,6 +5,8 @@
 //! 3.11.7 here) whose snippet is in the comment — plus the movement
 //! properties each scheme promises and the errors each gives.
 
+use crate::common;
+use common::expect_err;
 #[allow(unused_imports)]
 use reshard::prelude::*;
 use reshard::schemes::jump::jump_input;
@@ -13,8 +15,6 @@ use reshard::{
     crc16, guava_consistent_hash, jump_hash, ketama_hash, key_slot, letters, md5_u128, prefixed, Bounded, Error,
     HashWidth, HashedKeys, Jump, Ketama, Key, KeySet, LoadReport, Maglev, Movement, NodeId, Placement, Ring, Slots,
 };
-mod common;
-use common::expect_err;
 
 fn keys(n: usize) -> HashedKeys {
     KeySet::plain(n).hashed(HashWidth::Bits128).unwrap()

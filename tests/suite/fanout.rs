@@ -5,11 +5,11 @@
 //! `1 − (1 − p)^N` by repeated multiplication, and the simulation within a
 //! tolerance derived from the binomial standard deviation.
 
+use crate::common;
+use common::expect_err;
 use proptest::prelude::*;
 use reshard::analysis::{share_slow, FanOut, FanOutSweep, Latency, Simulation};
 use reshard::Error;
-mod common;
-use common::expect_err;
 
 /// `Π over shards of (samples ≤ t) / n`, in shard order.
 fn product_at(shards: &[Vec<f64>], t: f64) -> f64 {

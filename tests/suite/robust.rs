@@ -26,7 +26,7 @@ fn zipf_near_one_draws_the_law() {
         let w = Workload::zipf(10, s, 200_000, 0).unwrap();
         assert!(tv(&w) < 0.01, "s = {s}: tv {} ({:?})", tv(&w), w.counts());
     }
-    // and the labs' exponents draw what they drew (pinned in tests/hot.rs too)
+    // and the labs' exponents draw what they drew (pinned in tests/suite/hot.rs too)
     let at_one = Workload::zipf(10, 1.0, 100_000, 0).unwrap();
     assert_eq!(at_one.counts(), [34149, 17283, 11372, 8509, 6704, 5676, 4813, 4240, 3739, 3515]);
 }

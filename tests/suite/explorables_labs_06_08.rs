@@ -9,8 +9,7 @@
 use reshard::notebook::*;
 use reshard::present::ExplorableOutput;
 
-#[path = "common/spec.rs"]
-mod spec;
+use crate::spec;
 
 /// A grid point computed here: the sliders' setting, the series, x and the value.
 type Point<'a> = (Vec<(&'a str, f64)>, &'a str, String, f64);

@@ -8,8 +8,7 @@
 use reshard::analysis::BoundedLoads;
 use reshard::notebook::*;
 
-#[path = "common/spec.rs"]
-mod spec;
+use crate::spec;
 
 /// Each key's node (by name) under bounded loads with `n` nodes "0" … and
 /// `v` points each, ε = `hundredths`/100: the test's own walk.

@@ -8,8 +8,7 @@ use reshard::analysis::{JoinSweep, WeightedJoin};
 use reshard::notebook::*;
 use reshard::present::ExplorableOutput;
 
-#[path = "common/spec.rs"]
-mod spec;
+use crate::spec;
 
 /// A point of the chart: at the sliders' values (name, value), in `series`, at `x`, the value `y`.
 struct Pt<const S: usize> {

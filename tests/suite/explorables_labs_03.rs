@@ -6,12 +6,9 @@
 //! keys move with 1000 shards, 10 → 11).
 #![cfg(feature = "charts")]
 
+use crate::spec::{check_points, Setting};
 use reshard::analysis::ShardCountSweep;
 use reshard::notebook::*;
-use spec::{check_points, Setting};
-
-#[path = "common/spec.rs"]
-mod spec;
 
 /// Share moved and the fullest node above the mean, placing every key on
 /// both tables (not the sweep's keys-per-shard sums).

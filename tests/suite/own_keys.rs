@@ -5,7 +5,7 @@
 //! from 10 to 11 nodes, md5 128-bit) is document 004's; every other
 //! expectation is computed in the test.
 
-mod common;
+use crate::common;
 
 use common::expect_err;
 use reshard::notebook::*;

@@ -11,12 +11,11 @@
 //!   five standard deviations of the formula.
 #![cfg(feature = "charts")]
 
+use crate::spec::{check_points, Setting};
 use reshard::notebook::*;
 use reshard::present::explore_fanout::FORMULA;
-use spec::{check_points, Setting};
 
-#[path = "common/spec.rs"]
-mod spec;
+use crate::spec;
 
 // ---- lab 09 ---------------------------------------------------------------------------------
 

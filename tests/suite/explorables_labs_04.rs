@@ -9,8 +9,7 @@
 use reshard::analysis::MaglevSizeSweep;
 use reshard::notebook::*;
 
-#[path = "common/spec.rs"]
-mod spec;
+use crate::spec;
 
 #[test]
 fn grid_points_are_the_placed_keys_and_the_papers_rule() {

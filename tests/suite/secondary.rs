@@ -4,11 +4,11 @@
 //! ranges as the intervals that meet `[t/, t0)`, its rows by filtering
 //! every row; and every error.
 
+use crate::common;
+use common::expect_err;
 use proptest::prelude::*;
 use reshard::analysis::{GlobalIndex, IndexKind, LocalIndex, Rows};
 use reshard::prelude::*;
-mod common;
-use common::expect_err;
 
 /// The range of `key`: the boundaries at or below it.
 fn linear(bounds: &[Vec<u8>], key: &[u8]) -> usize {

@@ -1,12 +1,12 @@
 //! Bad parameters: each gives the typed error, whose message says what to
 //! change, and none panics.
 
+use crate::common;
+use common::expect_err;
 use reshard::analysis::modulo::count_moved_streaming;
 #[allow(unused_imports)]
 use reshard::notebook::*;
 use reshard::{letters, ArrangementSweep, Error, FixedShards, HashWidth, KeySet, Modulo, Rendezvous, Ring, VnodeSweep};
-mod common;
-use common::expect_err;
 
 #[test]
 fn zero_nodes() {
