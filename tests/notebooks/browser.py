@@ -221,11 +221,11 @@ class Lab:
 
 
 @contextlib.contextmanager
-def jupyterlab(root: Path, env: dict | None = None):
+def jupyterlab(root: Path):
     """`make lab`'s JupyterLab (the venv's, its kernelspec `rust` and settings) on `root`: 127.0.0.1,
     a free port, a random token, --allow-root as root. Trust is kept in memory and the open tabs in
     a temporary workspace (the learner's signature database and layout are not touched), so a
-    notebook written by the test opens untrusted. `env`: set for the server and its kernels."""
+    notebook written by the test opens untrusted."""
     jupyter = REPO / ".venv" / "bin" / "jupyter"
     port, token = free_port(), secrets.token_hex(16)
     workspaces = tempfile.mkdtemp(prefix="reshard-lab-workspaces-")
@@ -235,7 +235,7 @@ def jupyterlab(root: Path, env: dict | None = None):
          f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={Path(root).resolve()}",
          "--NotebookNotary.db_file=:memory:", f"--LabApp.workspaces_dir={workspaces}",
          *(["--allow-root"] if os.geteuid() == 0 else [])],
-        stdout=log, stderr=subprocess.STDOUT, start_new_session=True, env={**os.environ, **(env or {})})
+        stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         wait_http(f"http://127.0.0.1:{port}/api/status?token={token}", 90)
         yield Lab(port, token)

@@ -295,28 +295,17 @@ class KernelPool:
             self._cond.notify_all()
 
     @contextlib.contextmanager
-    def exclusive(self, key: str | None = None):
+    def exclusive(self):
         """A section that runs with no job of the pool beside it: entering waits for the running
         jobs to end, and no job starts until it is left. For a test that drives its own kernel
         on the same cores (a whole lab run by JupyterLab in a browser, test_explorables' live
-        case): beside two lab executions on two cores it can take many times its own time.
-
-        It yields the environment of a worker's build directory, lent for the section (no job
-        uses it meanwhile): the one that holds build `key` if any does, else the first worker's,
-        which then holds it. A kernel started with it (and stopped before the section ends)
-        finds the crate built, where a folder of its own would compile it first. {} when the
-        workers have no build directories of their own."""
-        self._start()
+        case): beside two lab executions on two cores it can take many times its own time."""
         with self._cond:
             self._held += 1
             while self._active:
                 self._cond.wait()
-            lent = next((w for w in self._workers if key is not None and key in w.keys), None)
-            lent = lent or next((w for w in self._workers if w.slot is not None), None)
-            if lent is not None:
-                lent.built(key)
         try:
-            yield dict(lent.env) if lent is not None else {}
+            yield
         finally:
             with self._cond:
                 self._held -= 1

@@ -47,7 +47,6 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[1]
 sys.path.insert(0, str(REPO / "scripts"))
 import browser  # noqa: E402
-import labruns  # noqa: E402
 import editions  # noqa: E402
 import handouts  # noqa: E402
 import vega_inline  # noqa: E402
@@ -427,15 +426,11 @@ def test_explorable_in_an_untrusted_notebook(page, lab, shots, executed, case):
 
 
 @pytest.mark.parametrize("case", LIVE, ids=lambda c: c.name)
-def test_explorable_live_in_jupyterlab(page, shots, executed, case, kernel_pool):
+def test_explorable_live_in_jupyterlab(page, lab, shots, executed, case, kernel_pool):
     # JupyterLab's kernel runs the whole lab on the cores the pool's lab executions use: beside
     # two of them its Run All took many times its own time (and once ran past RUN_TIMEOUT), so
-    # the pool starts nothing while it runs. Its kernel gets the build directory of the worker
-    # that holds the lab's build (lent for the section): in a fresh clone a folder of its own
-    # would first compile the crate, about a minute of CPU. That is `make lab`'s JupyterLab and
-    # launcher all the same, with the directory given as a reader may give it (EVCXR_TMPDIR).
-    with kernel_pool.exclusive(labruns.build_key(case.notebook)) as env, \
-            browser.jupyterlab(WORK, env=env) as lab:
+    # the pool starts nothing while it runs.
+    with kernel_pool.exclusive():
         try:
             run_live(page, lab, shots, executed, case)
         except BaseException:
@@ -448,8 +443,6 @@ def test_explorable_live_in_jupyterlab(page, shots, executed, case, kernel_pool)
                 prompts = f"(unreadable: {e})"
             print(f"{case.name}: the cells' prompts when it stopped: {prompts}")
             raise
-        finally:
-            lab.shut_down_kernels()  # before the build directory goes back to its worker
 
 
 def run_live(page, lab, shots, executed, case):

@@ -141,19 +141,6 @@ def test_an_exclusive_section_waits_for_running_jobs_and_holds_back_new_ones(cac
     pool.close()
 
 
-def test_an_exclusive_section_lends_the_build_directory_that_holds_the_build(cache):
-    pool = labruns.KernelPool(2)
-    pool._start()
-    a, b = pool._workers
-    b.keys = {"charts+live"}
-    with pool.exclusive("charts+live") as env:
-        assert env["EVCXR_TMPDIR"] == str(b.slot / "build")  # b's, where that build is
-    with pool.exclusive("charts") as env:  # held by nobody: the first worker's, which now holds it
-        assert env["EVCXR_TMPDIR"] == str(a.slot / "build") and "charts" in a.keys
-    assert "charts" not in b.keys
-    pool.close()
-
-
 def test_jobs_submitted_as_a_batch_build_each_feature_set_once(cache):
     pool = labruns.KernelPool(2)
     where = lambda secs: [sys.executable, "-c",
