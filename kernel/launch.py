@@ -39,7 +39,8 @@ RESHARD_GRADING=1  (set by nbgrader/nbgrader_config.py for `nbgrader autograde`)
                  `:preserve_vars_on_panic 0` last, so a panicking check cell is an error
                  the grader sees, not a success with a message on stderr.
 
-Also `launch.py --install --evcxr PATH --prefix DIR` writes the kernelspec.
+Also `launch.py --install --evcxr PATH --prefix DIR` writes the kernelspec, and adds
+the toolchain's rust-src component with rustup when it is missing (evcxr needs it).
 Delete ~/.cache/reshard/kernels at any time to get the disk space back.
 """
 
@@ -186,6 +187,41 @@ def rust_libdir(env: dict) -> str | None:
 RUST_SRC_SKIP = ("Cargo.toml", "Cargo.lock", "alloctests", "coretests", "stdarch", "portable-simd")
 
 
+def with_cargo_bin(env: dict) -> dict:
+    """env with ~/.cargo/bin last on PATH (rustup's cargo and rustc; a kernel started
+    from a desktop launcher may not have it)."""
+    cargo_bin = str(Path.home() / ".cargo" / "bin")
+    if cargo_bin not in env.get("PATH", "").split(os.pathsep):
+        env["PATH"] = env.get("PATH", "") + os.pathsep + cargo_bin
+    return env
+
+
+def ensure_rust_src(env: dict) -> str:
+    """Add the rust-src component when the toolchain lacks it; say what was found or done.
+
+    evcxr needs the standard library's sources (its rust-analyzer infers each `let`'s
+    type from them) and says so in its README; nothing installs them for it. Without
+    them the first kernel's rust-analyzer runs `rustup component add rust-src` itself,
+    in the middle of a notebook, and until then the launcher has no view to give it
+    (RUST_SRC_PATH unset: the whole `library/` workspace, about 3 CPU seconds more per
+    kernel). So the kernelspec install adds it, once, where rustup is."""
+    libdir = rust_libdir(env)
+    if libdir and (Path(libdir).parents[1] / "src" / "rust" / "library" / "core").is_dir():
+        return "rust-src: present"
+    rustup = shutil.which("rustup", path=env.get("PATH"))
+    if not rustup:
+        return "rust-src: missing and no rustup to add it (evcxr's type inference needs it)"
+    print("Adding the rust-src component (the standard library's sources, for evcxr's "
+          "type inference; once)...", flush=True)
+    try:
+        done = subprocess.run([rustup, "component", "add", "rust-src"], env=env, timeout=600)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"rust-src: `rustup component add rust-src` failed ({e})"
+    if done.returncode != 0:
+        return f"rust-src: `rustup component add rust-src` exited {done.returncode}"
+    return "rust-src: added"
+
+
 def stitched_rust_src(libdir: str | None, root: Path) -> str | None:
     """A directory for RUST_SRC_PATH: the toolchain's rust-src `library/`, without
     its workspace manifest and without core::arch and core::simd.
@@ -244,10 +280,7 @@ def launch(evcxr_given: str | None, evcxr_args: list[str]) -> int:
         print(f"reshard kernel: evcxr_jupyter not found (looked for {evcxr_given or 'it'} and on PATH). "
               "Run `make setup` in the reshard folder.", file=sys.stderr)
         return 1
-    env = dict(os.environ)
-    cargo_bin = str(Path.home() / ".cargo" / "bin")
-    if cargo_bin not in env.get("PATH", "").split(os.pathsep):
-        env["PATH"] = env.get("PATH", "") + os.pathsep + cargo_bin  # cargo, rustc under rustup
+    env = with_cargo_bin(dict(os.environ))
     grading = env.get("RESHARD_GRADING") == "1"
     cwd = Path.cwd().resolve()
     if env.get("RESHARD_KERNEL_THROWAWAY") == "1":
@@ -324,7 +357,7 @@ def install(evcxr_given: str | None, prefix: Path, python: str) -> int:
     }
     (kdir / "kernel.json").write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")
     print(f"Jupyter kernelspec '{KERNEL_NAME}': {kdir} -> {evcxr} "
-          f"(builds kept in {kernels_root()})")
+          f"(builds kept in {kernels_root()}; {ensure_rust_src(with_cargo_bin(dict(os.environ)))})")
     return 0
 
 

@@ -80,3 +80,49 @@ def test_a_rust_src_path_of_ones_own_is_kept(tmp_path):
     got = launch(tmp_path, tmp_path, RUST_SRC_PATH="/somewhere/library")
     assert got["RUST_SRC_PATH"] == "/somewhere/library"
     assert "RUST_SRC_PATH" not in launch(tmp_path, tmp_path, RESHARD_RUST_SRC="full")
+
+
+def fake_toolchain(tmp_path, with_src):
+    """A bin/ with a rustc that prints a sysroot's target-libdir and a rustup that logs its
+    arguments; the sysroot holds rust-src's library/core when with_src."""
+    sysroot = tmp_path / "sysroot"
+    libdir = sysroot / "lib" / "rustlib" / "x86_64-unknown-linux-gnu" / "lib"
+    libdir.mkdir(parents=True)
+    if with_src:
+        (sysroot / "lib" / "rustlib" / "src" / "rust" / "library" / "core").mkdir(parents=True)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "rustc").write_text(f"#!/bin/sh\necho {libdir}\n")
+    (bin_dir / "rustup").write_text(f"#!/bin/sh\necho \"$@\" >> {tmp_path / 'rustup.log'}\n")
+    for tool in ("rustc", "rustup"):
+        (bin_dir / tool).chmod(0o755)
+    return bin_dir
+
+
+def installed_with(tmp_path, bin_dir):
+    fake = tmp_path / "fake-evcxr"
+    (tmp_path / "prefix" / "share" / "jupyter" / "kernels" / "rust").mkdir(parents=True)
+    (tmp_path / "prefix" / "share" / "jupyter" / "kernels" / "rust" / "logo-64x64.png").write_bytes(b"")
+    fake.write_text("#!/bin/sh\necho evcxr_jupyter 0.22.0\n")
+    fake.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("EVCXR_", "RESHARD_"))}
+    env.update(PATH=f"{bin_dir}:/usr/bin:/bin", HOME=str(tmp_path / "home"),
+               RESHARD_KERNEL_CACHE=str(tmp_path / "cache"))
+    out = subprocess.run([sys.executable, str(LAUNCH), "--evcxr", str(fake), "--prefix",
+                          str(tmp_path / "prefix")], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    log = tmp_path / "rustup.log"
+    return out.stdout, (log.read_text() if log.exists() else "")
+
+
+def test_the_kernelspec_install_adds_a_missing_rust_src(tmp_path):
+    # evcxr needs rust-src; without it the first kernel's rust-analyzer fetches it mid-notebook
+    printed, rustup_calls = installed_with(tmp_path, fake_toolchain(tmp_path, with_src=False))
+    assert rustup_calls.split("\n")[0] == "component add rust-src", rustup_calls
+    assert "rust-src: added" in printed, printed
+
+
+def test_the_kernelspec_install_leaves_a_present_rust_src_alone(tmp_path):
+    printed, rustup_calls = installed_with(tmp_path, fake_toolchain(tmp_path, with_src=True))
+    assert rustup_calls == "", rustup_calls
+    assert "rust-src: present" in printed, printed
