@@ -60,37 +60,8 @@ PANIC_RE = re.compile(r"^thread '[^']*'(?: \(\d+\))? panicked at", re.MULTILINE)
 SETTLE = float(os.environ.get("NB_SETTLE", "0.15"))
 
 
-# evcxr 0.22's compilation cache (`:cache`, kernel/init.evcxr) counts its hits in a file it reads
-# and rewrites without a lock (evcxr/src/module/cache.rs, access_cache): a kernel that reads it
-# while another kernel rewrites it gets an empty string, and the cell that was compiling fails
-# with "Failed to wrap rustc: cannot parse integer from empty string". It takes two kernels
-# building the same cached crate at the same moment (the kernel pool's two workers starting
-# together in a fresh clone, a checker's kernel beside them). Such a cell is run once more, as a
-# reader would; any other failure, or this one twice, fails the run.
-CACHE_RACE = "Failed to wrap rustc"
-
-
-def _cache_race(cell) -> bool:
-    text = "".join(o.get("text", "") + o.get("evalue", "") + "".join(o.get("traceback", []))
-                   for o in cell.get("outputs", []))
-    return CACHE_RACE in text
-
-
 class SettlingClient(NotebookClient):
-    """NotebookClient that waits for a cell's late output (see SETTLE), and runs a cell again
-    once when evcxr's cache raced another kernel (see CACHE_RACE)."""
-
-    async def async_execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
-        try:
-            return await super().async_execute_cell(cell, cell_index, execution_count, store_history)
-        except CellExecutionError:
-            if not _cache_race(cell):
-                raise
-            print(f"[nbrun] cell {cell_index}: evcxr's cache raced another kernel ({CACHE_RACE}); "
-                  "running it again", file=sys.stderr, flush=True)
-            cell.outputs = []
-            self.code_cells_executed -= 1  # the same execution count as a run without the race
-            return await super().async_execute_cell(cell, cell_index, execution_count, store_history)
+    """NotebookClient that waits for a cell's late output (see SETTLE)."""
 
     async def _async_poll_output_msg(self, parent_msg_id, cell, cell_index):
         await super()._async_poll_output_msg(parent_msg_id, cell, cell_index)

@@ -182,34 +182,3 @@ def test_a_lab_that_times_its_servers_is_ordered_last(tmp_path):
     assert labruns.runs_alone(timed) and not any(labruns.runs_alone(p) for p in plain)
     runs = labruns.LabRuns(labruns.KernelPool(1), build=tmp_path / "build")
     assert runs.order([timed, *plain])[-1] == timed
-
-
-def test_a_cell_that_evcxrs_cache_raced_runs_once_more(monkeypatch):
-    import asyncio
-
-    import nbrun
-    from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError
-
-    race = "Failed to wrap rustc: cannot parse integer from empty string"
-    said = []  # what the fake kernel prints on each try of a cell, in order
-
-    async def fake(self, cell, index, execution_count=None, store_history=True):
-        self.code_cells_executed += 1
-        text = said.pop(0)
-        cell.outputs = [nbformat.v4.new_output("stream", name="stderr", text=text)] if text else []
-        if text:
-            raise CellExecutionError("", "", "")
-        return cell
-
-    monkeypatch.setattr(NotebookClient, "async_execute_cell", fake)
-    client = nbrun.SettlingClient(nbformat.v4.new_notebook(), kernel_name="rust")
-    cell = nbformat.v4.new_code_cell(":dep x")
-    said[:] = [race, ""]  # the race, then a clean compile: run again, counted once
-    asyncio.run(client.async_execute_cell(cell, 0))
-    assert not said and cell.outputs == [] and client.code_cells_executed == 1
-    for tries, left in (([race, race], []), (["error[E0425]: cannot find value", ""], [""])):
-        said[:] = tries  # the race twice fails; another error fails at once, with no second try
-        with pytest.raises(CellExecutionError):
-            asyncio.run(client.async_execute_cell(cell, 0))
-        assert said == left

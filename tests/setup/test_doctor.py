@@ -169,7 +169,7 @@ def test_config_puts_the_readers_init_after_ours(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "platform", "linux")
     launch.write_config(tmp_path / "conf")
     init = (tmp_path / "conf" / "init.evcxr").read_text()
-    assert init.index(":cache 500") < init.index(":opt 0")
+    assert init.index(":cache 0") < init.index(":opt 0")
     assert (tmp_path / "conf" / "prelude.rs").read_text() == "use std::fmt;\n"
 
 

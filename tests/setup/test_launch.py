@@ -126,3 +126,17 @@ def test_the_kernelspec_install_leaves_a_present_rust_src_alone(tmp_path):
     printed, rustup_calls = installed_with(tmp_path, fake_toolchain(tmp_path, with_src=True))
     assert rustup_calls == "", rustup_calls
     assert "rust-src: present" in printed, printed
+
+
+def test_no_kernel_of_ours_turns_on_evcxrs_compilation_cache():
+    # evcxr 0.22's `:cache` keys a compiled crate by its rustc arguments without the build
+    # directory; serde_core includes a file from its build directory, so two kernels compiling
+    # it at once in two build directories left serde_json cached against the other serde_core,
+    # and every later kernel in a new folder failed at `:dep` ("can't find crate for
+    # `serde_json`", kernel/init.evcxr). Both init files keep the cache off.
+    root = LAUNCH.parents[1]
+    for init in (root / "kernel" / "init.evcxr", root / "tests" / "notebooks" / "evcxr" / "init.evcxr"):
+        commands = [line.split() for line in init.read_text().splitlines()
+                    if line.strip() and not line.lstrip().startswith("//")]
+        sizes = [c[1] if len(c) > 1 else "" for c in commands if c[0] == ":cache"]
+        assert sizes == ["0"], (init, sizes)
