@@ -442,7 +442,10 @@ def lab_problems(cells) -> list[tuple[int, str]]:
                 d = cells[j]
                 if "answer" in tags(d):
                     continue
-                hay = text(d["source"]) + "\n" + (plain_outputs(d) if d["cell_type"] == "code" else "")
+                # A run-dependent cell's output (a timing, a port) changes every run: its digits
+                # meeting a Why's figure by chance ("started in 1.04 s") give nothing away.
+                shown = d["cell_type"] == "code" and "run-dependent" not in tags(d)
+                hay = text(d["source"]) + "\n" + (plain_outputs(d) if shown else "")
                 if figure_in(fig, hay):
                     found.append((i, f"bold {fig!r} is already visible in cell {j} (source or output), above "
                                      f"its Predict (cell {p}): write it plain if it is recalled, or move what "

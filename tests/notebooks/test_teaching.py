@@ -250,6 +250,17 @@ def test_a_figure_recalled_plain_or_shown_below_its_predict_is_no_leak(tmp_path)
     assert lab_found(tmp_path, cells) == []
 
 
+def test_a_run_dependent_output_meeting_a_figure_by_chance_is_no_leak(tmp_path):
+    # lab 09 once printed "started in 1.04 s" above a Why whose figure was **1.04**: a timing
+    # changes every run and gives nothing away; the same cell's source still counts
+    cells = lab_cells()
+    cells[6]["outputs"][0]["text"] += "new node: 9,091 keys\n"
+    cells[6]["metadata"]["tags"] = ["run-dependent"]
+    assert not any("'9,091' is already visible" in f for f in lab_found(tmp_path, cells))
+    cells[6]["source"] += "\n// 9,091"
+    assert any("'9,091' is already visible in cell 6" in f for f in lab_found(tmp_path, cells))
+
+
 def test_a_figure_inside_a_name_or_a_clock_time_is_not_that_figure():
     assert teaching.figure_in("15", "15 splits") and teaching.figure_in("15", "(15)")
     assert teaching.figure_in("9,091", "keys: 9,091.")
