@@ -356,8 +356,9 @@ def install(evcxr_given: str | None, prefix: Path, python: str) -> int:
                                  "kernel_builds": str(kernels_root())}},
     }
     (kdir / "kernel.json").write_text(json.dumps(spec, indent=1) + "\n", encoding="utf-8")
+    rust_src = ensure_rust_src(with_cargo_bin(dict(os.environ)))
     print(f"Jupyter kernelspec '{KERNEL_NAME}': {kdir} -> {evcxr} "
-          f"(builds kept in {kernels_root()}; {ensure_rust_src(with_cargo_bin(dict(os.environ)))})")
+          f"(builds kept in {kernels_root()}; {rust_src})")
     return 0
 
 
