@@ -124,9 +124,10 @@ TIMED_TAG = "within-tolerance"  # nbcheck.WITHIN_TAG: a live timing checked agai
 
 def runs_alone(nb_or_path) -> bool:
     """A lab with a cell tagged `within-tolerance` (lab 10: the share of live fan-out queries
-    slower than 25 ms) measures wall-clock times against a stated tolerance: run beside another
-    lab, its servers share the cores with that lab's heavy cells and the times leave the
-    tolerance. The pool runs it alone, after every other job (KernelPool, `alone`)."""
+    slower than half the slow shard's delay) measures wall-clock times against a stated
+    tolerance: run beside another lab, its servers share the cores with that lab's heavy cells
+    and the times leave the tolerance. The pool runs it alone, after every other job
+    (KernelPool, `alone`)."""
     nb = nbformat.read(nb_or_path, as_version=4) if isinstance(nb_or_path, (str, Path)) else nb_or_path
     return any(TIMED_TAG in c.get("metadata", {}).get("tags", []) for c in nb.cells)
 
