@@ -12,6 +12,9 @@ EVCXR_TMPDIR     a build directory kept between kernels, one per notebook folder
                  the crate (evcxr normally builds in a fresh temporary directory
                  that it deletes when the kernel stops). A lock file keeps two
                  live kernels out of one directory. Unchanged if already set.
+                 The folder's path goes into <folder>-<hash>/folder.txt, and each
+                 start first deletes the kept builds of folders that no longer exist
+                 (prune_kept: a deleted clone's 190-700 MB).
 <slot>/.cargo/config.toml
                  compiles the cells themselves (evcxr's crate `ctx`) at opt-level 0,
                  while reshard and its dependencies keep evcxr's opt-level (2): a
@@ -41,7 +44,7 @@ RESHARD_GRADING=1  (set by nbgrader/nbgrader_config.py for `nbgrader autograde`)
 
 Also `launch.py --install --evcxr PATH --prefix DIR` writes the kernelspec, and adds
 the toolchain's rust-src component with rustup when it is missing (evcxr needs it).
-Delete ~/.cache/reshard/kernels at any time to get the disk space back.
+Delete ~/.cache/reshard/kernels at any time to get the rest of the disk space back.
 """
 
 from __future__ import annotations
@@ -87,6 +90,61 @@ def kernels_root() -> Path:
 def folder_key(cwd: Path) -> str:
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", cwd.name) or "root"
     return f"{name}-{hashlib.sha1(str(cwd).encode()).hexdigest()[:8]}"
+
+
+FOLDER_RECORD = "folder.txt"  # in each kept folder: the notebook folder its builds are for
+
+
+def kept_folder(cwd: Path) -> Path:
+    """Where the kernels of notebook folder `cwd` keep their builds (kernels_root()/<name>-<hash>),
+    with `cwd` written in it (folder.txt) so that prune_kept can tell when that folder is gone."""
+    folder = kernels_root() / folder_key(cwd)
+    record = folder / FOLDER_RECORD
+    try:
+        if not record.is_file():
+            folder.mkdir(parents=True, exist_ok=True)
+            record.write_text(f"{cwd}\n", encoding="utf-8")
+    except OSError:
+        pass  # unrecorded: never pruned, as before
+    return folder
+
+
+def prune_kept(root: Path) -> list[Path]:
+    """Delete the kept builds of notebook folders that no longer exist (a deleted or moved clone,
+    a test's temporary copy): 190-330 MB each kernel slot, which nothing else would ever reuse.
+    Left alone: a kept folder without a readable folder.txt (made before it was written), one
+    whose notebook folder exists, and one with a kernel running in it (a slot's lock held, as
+    claim_slot takes it). Returns the folders deleted."""
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock, no kept builds (claim_slot)
+        return []
+    try:
+        kept = [d for d in root.iterdir() if d.is_dir()]
+    except OSError:
+        return []
+    deleted = []
+    for folder in kept:
+        try:
+            origin = Path((folder / FOLDER_RECORD).read_text(encoding="utf-8").strip())
+        except (OSError, ValueError):
+            continue
+        if not origin.is_absolute() or origin.exists():
+            continue
+        locks = []
+        try:
+            for lock_path in folder.glob("kernel-*/.lock"):
+                lock = open(lock_path, "a")
+                locks.append(lock)
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # OSError: a kernel runs there
+            shutil.rmtree(folder)
+            deleted.append(folder)
+        except OSError:
+            pass
+        finally:
+            for lock in locks:
+                lock.close()
+    return deleted
 
 
 def claim_slot(folder: Path):
@@ -286,7 +344,8 @@ def launch(evcxr_given: str | None, evcxr_args: list[str]) -> int:
     if env.get("RESHARD_KERNEL_THROWAWAY") == "1":
         slot, _lock = None, None  # a test's notebook in a temporary folder: nothing worth keeping
     else:  # wherever the checkout lies (a clone under /tmp too): keep the build
-        slot, _lock = claim_slot(kernels_root() / folder_key(cwd))
+        prune_kept(kernels_root())  # first, the builds of folders deleted since
+        slot, _lock = claim_slot(kept_folder(cwd))
     if slot is not None:
         if "EVCXR_TMPDIR" not in env:
             env["EVCXR_TMPDIR"] = str(slot / "build")

@@ -232,7 +232,7 @@ class KernelPool:
     def _claim(self, n: int) -> Worker:
         if os.environ.get("EVCXR_TMPDIR"):  # the reader chose one: one worker, theirs
             return Worker(n, None, None)
-        slot, lock = launch.claim_slot(launch.kernels_root() / launch.folder_key(NOTEBOOKS_DIR.resolve()))
+        slot, lock = launch.claim_slot(launch.kept_folder(NOTEBOOKS_DIR.resolve()))
         return Worker(n, slot, lock)  # slot None (no flock, every slot taken): as launch.py decides
 
     def _start(self):

@@ -38,6 +38,31 @@ def test_a_checkout_under_tmp_keeps_its_build(tmp_path):
     assert "preserve_vars_on_panic" not in init  # a reader's kernel keeps variables after a panic
 
 
+def test_the_builds_of_a_deleted_folder_are_pruned_at_the_next_kernel_start(tmp_path):
+    gone, here = tmp_path / "old-clone" / "notebooks", tmp_path / "reshard" / "notebooks"
+    gone.mkdir(parents=True)
+    here.mkdir(parents=True)
+    kept_gone = Path(launch(tmp_path, gone)["EVCXR_TMPDIR"]).parents[1]  # cache/<name>-<hash>
+    assert (kept_gone / "folder.txt").read_text().strip() == str(gone.resolve())
+    kept_here = Path(launch(tmp_path, here)["EVCXR_TMPDIR"]).parents[1]
+    (kept_gone / "kernel-0" / "build" / "target").mkdir(parents=True)  # what a build leaves
+    # Left alone: a folder recorded before folder.txt existed, and one whose kernel still runs.
+    unrecorded = tmp_path / "cache" / "notebooks-0000beef" / "kernel-0"
+    unrecorded.mkdir(parents=True)
+    running = tmp_path / "cache" / "gone-too-1234abcd"
+    (running / "kernel-0").mkdir(parents=True)
+    (running / "folder.txt").write_text(str(tmp_path / "gone-too") + "\n")
+    import fcntl
+    with open(running / "kernel-0" / ".lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as claim_slot holds it for a live kernel
+        shutil.rmtree(tmp_path / "old-clone")
+        launch(tmp_path, here)
+        assert not kept_gone.exists()
+        assert kept_here.is_dir() and unrecorded.is_dir() and running.is_dir()
+    launch(tmp_path, here)  # that kernel has stopped: its builds go at the next start
+    assert not running.exists() and unrecorded.is_dir() and kept_here.is_dir()
+
+
 def test_tests_opt_out_of_the_kept_build(tmp_path):
     got = launch(tmp_path, tmp_path, RESHARD_KERNEL_THROWAWAY="1")
     assert "EVCXR_TMPDIR" not in got
