@@ -21,7 +21,9 @@ def launch(tmp_path, cwd, **extra):
     fake.chmod(0o755)
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("EVCXR_", "RESHARD_")) and k != "RUST_SRC_PATH"}
-    env.update(RESHARD_KERNEL_CACHE=str(tmp_path / "cache"), XDG_CONFIG_HOME=str(tmp_path / "cfg"), **extra)
+    # TMPDIR: a kernel without a kept slot gets its evcxr config in a temporary directory (mkdtemp)
+    env.update(RESHARD_KERNEL_CACHE=str(tmp_path / "cache"), XDG_CONFIG_HOME=str(tmp_path / "cfg"),
+               TMPDIR=str(tmp_path), **extra)
     out = subprocess.run([sys.executable, str(LAUNCH), "--evcxr", str(fake), "--"], cwd=cwd, env=env,
                          capture_output=True, text=True, check=True, timeout=120)
     return json.loads(out.stdout)
