@@ -113,14 +113,14 @@ def prune_kept(root: Path) -> list[Path]:
     """Delete the kept builds of notebook folders that no longer exist (a deleted or moved clone,
     a test's temporary copy): 190-330 MB each kernel slot, which nothing else would ever reuse.
     Left alone: a kept folder without a readable folder.txt (made before it was written), one
-    whose notebook folder exists, and one with a kernel running in it (a slot's lock held, as
-    claim_slot takes it). Returns the folders deleted."""
+    whose notebook folder exists or cannot be looked at now (_gone), and one with a kernel
+    running in it (a slot's lock held, as claim_slot takes it). Returns the folders deleted."""
     try:
         import fcntl
     except ImportError:  # Windows: no flock, no kept builds (claim_slot)
         return []
     try:
-        kept = [d for d in root.iterdir() if d.is_dir()]
+        kept = list(root.iterdir())
     except OSError:
         return []
     deleted = []
@@ -128,8 +128,8 @@ def prune_kept(root: Path) -> list[Path]:
         try:
             origin = Path((folder / FOLDER_RECORD).read_text(encoding="utf-8").strip())
         except (OSError, ValueError):
-            continue
-        if not origin.is_absolute() or origin.exists():
+            continue  # no record (made before folder.txt, or not a kept folder), or unreadable
+        if not origin.is_absolute() or not _gone(origin):
             continue
         locks = []
         try:
@@ -145,6 +145,18 @@ def prune_kept(root: Path) -> list[Path]:
             for lock in locks:
                 lock.close()
     return deleted
+
+
+def _gone(path: Path) -> bool:
+    """True only when `path` certainly does not exist: a folder that cannot be looked at now
+    (permissions, a drive that answers with an error) is not gone."""
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except (OSError, ValueError):
+        return False
+    return False
 
 
 def claim_slot(folder: Path):
