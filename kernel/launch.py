@@ -116,7 +116,7 @@ def prune_kept(root: Path) -> list[Path]:
     whose notebook folder exists or cannot be looked at now (_gone), and one with a kernel
     running in it (a slot's lock held, as claim_slot takes it). Returns the folders deleted."""
     try:
-        import fcntl
+        import fcntl  # noqa: F401  (try_lock's)
     except ImportError:  # Windows: no flock, no kept builds (claim_slot)
         return []
     try:
@@ -134,15 +134,14 @@ def prune_kept(root: Path) -> list[Path]:
         locks = []
         try:
             for lock_path in folder.glob("kernel-*/.lock"):
-                lock = open(lock_path, "a")
-                locks.append(lock)
-                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # OSError: a kernel runs there
-            shutil.rmtree(folder)
-            deleted.append(folder)
+                locks.append(try_lock(lock_path))
+            if all(locks):  # no kernel runs there
+                shutil.rmtree(folder)
+                deleted.append(folder)
         except OSError:
             pass
         finally:
-            for lock in locks:
+            for lock in filter(None, locks):
                 lock.close()
     return deleted
 
@@ -162,24 +161,36 @@ def _gone(path: Path) -> bool:
 def claim_slot(folder: Path):
     """(slot dir, open lock file) for the first kernel-<n> no live kernel holds."""
     try:
-        import fcntl
+        import fcntl  # noqa: F401  (try_lock's)
     except ImportError:  # Windows: no flock; let evcxr use a throwaway directory
         return None, None
     for n in range(MAX_KERNELS):
         slot = folder / f"kernel-{n}"
         slot.mkdir(parents=True, exist_ok=True)
-        lock = open(slot / ".lock", "w")
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            lock.close()
+        lock = try_lock(slot / ".lock")
+        if lock is None:
             continue
         # Inherited by evcxr_jupyter (exec) and its children: held until they exit.
         os.set_inheritable(lock.fileno(), True)
+        lock.truncate(0)
         lock.write(f"{os.getpid()}\n")
         lock.flush()
         return slot, lock
     return None, None
+
+
+def try_lock(path: Path):
+    """`path` opened and locked (flock, exclusive), or None when another process holds it (a
+    kernel running in that slot). Opened for appending: a holder's pid in it stays as it was.
+    POSIX only (claim_slot and prune_kept check for fcntl first)."""
+    import fcntl
+    lock = open(path, "a")
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        return None
+    return lock
 
 
 GRADING_INIT = (
