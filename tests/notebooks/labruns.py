@@ -233,6 +233,8 @@ class KernelPool:
         if os.environ.get("EVCXR_TMPDIR"):  # the reader chose one: one worker, theirs
             return Worker(n, None, None)
         slot, lock = launch.claim_slot(launch.kept_folder(NOTEBOOKS_DIR.resolve()))
+        if slot is not None:  # a new slot starts from a copy of a kept build, as a kernel's does
+            launch.seed_slot(slot)
         return Worker(n, slot, lock)  # slot None (no flock, every slot taken): as launch.py decides
 
     def _start(self):

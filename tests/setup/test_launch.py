@@ -65,6 +65,59 @@ def test_the_builds_of_a_deleted_folder_are_pruned_at_the_next_kernel_start(tmp_
     assert not running.exists() and unrecorded.is_dir() and kept_here.is_dir()
 
 
+def fake_build(slot, crate="md5-1"):
+    """What a build leaves in a slot: a dependency with its fingerprint, the cells' own files,
+    reshard's incremental state. Returns the dependency's path."""
+    debug = slot / "build" / "target" / "x86_64-unknown-linux-gnu" / "debug"
+    for d in ("deps", f".fingerprint/{crate}", "incremental/reshard-1x", "incremental/ctx-2y"):
+        (debug / d).mkdir(parents=True, exist_ok=True)
+    (slot / "build" / "target" / "debug").mkdir(exist_ok=True)
+    dep = debug / "deps" / f"lib{crate}.rlib"
+    dep.write_bytes(b"an rlib " + crate.encode())
+    os.utime(dep, ns=(1_700_000_000_123_456_789, 1_700_000_000_123_456_789))
+    (debug / ".fingerprint" / crate / "lib-md5").write_text("0123abcd")
+    for cell in ("deps/libctx-9f.so", "deps/ctx-9f.d", "libcode_7.so", "incremental/reshard-1x/a.bin"):
+        (debug / cell).write_bytes(b"x" * 64)
+    return dep
+
+
+def test_a_new_slot_starts_from_a_copy_of_a_kept_build(tmp_path):
+    import fcntl
+    here, elsewhere = tmp_path / "reshard" / "notebooks", tmp_path / "reshard" / "workspace"
+    here.mkdir(parents=True)
+    elsewhere.mkdir(parents=True)
+    first = Path(launch(tmp_path, here)["EVCXR_TMPDIR"]).parent  # cache/notebooks-<hash>/kernel-0
+    dep = fake_build(first)
+    triple = Path("target", "x86_64-unknown-linux-gnu", "debug")
+    with open(first / ".lock", "a") as running:  # a kernel runs in kernel-0: the next one gets kernel-1
+        fcntl.flock(running, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        second = Path(launch(tmp_path, here)["EVCXR_TMPDIR"])
+        assert second.parent.name == "kernel-1"
+        copied = second / triple / "deps" / dep.name
+        assert copied.read_bytes() == dep.read_bytes()
+        assert copied.stat().st_mtime_ns == dep.stat().st_mtime_ns  # cargo compares file times
+        assert (second / triple / ".fingerprint" / "md5-1" / "lib-md5").read_text() == "0123abcd"
+        left_out = [p for p in ("deps/libctx-9f.so", "deps/ctx-9f.d", "libcode_7.so", "incremental")
+                    if (second / triple / p).exists()]
+        assert not left_out, left_out  # the cells' own files and the incremental state
+        # A slot that has a build keeps it: the next kernel in kernel-1 copies nothing over it.
+        (second / triple / "deps" / "libmine.rlib").write_bytes(b"built here")
+        assert Path(launch(tmp_path, here)["EVCXR_TMPDIR"]) == second
+        assert (second / triple / "deps" / "libmine.rlib").read_bytes() == b"built here"
+    # Cargo building in every kept build (its locks held): a new folder builds from nothing.
+    held = []
+    for slot in (first, second.parent):
+        for profile in ("target/debug", str(triple)):
+            held.append(open(slot / "build" / profile / ".cargo-lock", "a"))
+            fcntl.flock(held[-1], fcntl.LOCK_EX | fcntl.LOCK_NB)
+    busy = Path(launch(tmp_path, elsewhere)["EVCXR_TMPDIR"])
+    assert not (busy / "target").exists()
+    for lock in held:
+        lock.close()
+    shutil.rmtree(busy.parent)  # that folder's kernel never built; its next one, cargo idle, copies
+    assert (Path(launch(tmp_path, elsewhere)["EVCXR_TMPDIR"]) / triple / "deps" / dep.name).is_file()
+
+
 def test_tests_opt_out_of_the_kept_build(tmp_path):
     got = launch(tmp_path, tmp_path, RESHARD_KERNEL_THROWAWAY="1")
     assert "EVCXR_TMPDIR" not in got
