@@ -14,7 +14,7 @@ EVCXR_TMPDIR     a build directory kept between kernels, one per notebook folder
                  live kernels out of one directory. Unchanged if already set.
                  A new slot (a second kernel open on the folder, a new folder)
                  starts from a copy of another kept build (seed_slot), so it
-                 builds only what differs instead of everything (35-42 CPU s).
+                 builds only what differs instead of everything (about 75 CPU s).
                  The folder's path goes into <folder>-<hash>/folder.txt, and each
                  start first deletes the kept builds of folders that no longer exist
                  (prune_kept: a deleted clone's 190-700 MB).
@@ -183,7 +183,7 @@ def claim_slot(folder: Path):
 
 
 SEED_SKIP = ("incremental",)  # rustc's incremental state: only speeds up a rebuild of reshard
-SEED_SKIP_PREFIXES = ("libcode_", "ctx-", "libctx-", "libctx.")  # evcxr's cell crate and its libraries
+SEED_SKIP_PREFIXES = ("libcode_", "ctx-", "libctx-", "libctx.")  # evcxr's cell crate, its libraries
 SEED_TRIES = 4  # source builds to try before building from nothing (each one busy is skipped)
 
 
@@ -193,14 +193,14 @@ def seed_slot(slot: Path, root: Path | None = None) -> Path | None:
 
     Without it a second kernel open on a folder (two labs at once), or the first kernel in a new
     folder (the learner's workspace/ beside notebooks/), compiled md-5, rayon, plotters... and
-    reshard again: 35-42 CPU seconds before its first cell answered. Cargo finds the copied
-    artifacts fresh (it checks fingerprints and file times, which the copy keeps, and build
-    scripts' paths relative to the target directory), so only what differs is built: nothing
-    for the same checkout, reshard alone for another one. The sources are tried in order (the
-    same notebook folder's other slots first, then the most recently built); one where cargo
-    is building right now (its locks on the target directory held) is skipped, and while one is
-    copied its locks are held, so a kernel running there waits for the copy before its next
-    build. Nothing happens when the slot already has a build, or none can be copied."""
+    reshard again: about 75 CPU seconds (45 s) before its first cell answered. Cargo finds the
+    copied artifacts fresh (it checks fingerprints and file times, which the copy keeps, and
+    build scripts' paths relative to the target directory), so only what differs is built:
+    nothing for the same checkout, reshard alone for another one. The sources are tried in
+    order (the same notebook folder's other slots first, then the most recently built); one
+    where cargo is building right now (its locks on the target directory held) is skipped, and
+    while one is copied its locks are held, so a kernel running there waits for the copy before
+    its next build. Nothing happens when the slot already has a build, or none can be copied."""
     target = slot / "build" / "target"
     if target.exists():
         return None
@@ -212,7 +212,8 @@ def seed_slot(slot: Path, root: Path | None = None) -> Path | None:
 
     def built(candidate: Path) -> float | None:  # when its dependencies were last built, or None
         try:
-            return max(d.stat().st_mtime for d in candidate.glob("*/debug/deps") if any(d.iterdir()))
+            deps = [d for d in candidate.glob("*/debug/deps") if any(d.iterdir())]
+            return max(d.stat().st_mtime for d in deps)
         except (OSError, ValueError):
             return None
 
