@@ -60,6 +60,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -184,7 +185,8 @@ def claim_slot(folder: Path):
 
 SEED_SKIP = ("incremental",)  # rustc's incremental state: only speeds up a rebuild of reshard
 SEED_SKIP_PREFIXES = ("libcode_", "ctx-", "libctx-", "libctx.")  # evcxr's cell crate, its libraries
-SEED_TRIES = 4  # source builds to try before building from nothing (each one busy is skipped)
+SEED_TRIES = 4  # source builds to try before building from nothing
+SEED_WAIT = 3.0  # seconds to wait for one of them while cargo is busy in each (a cell compiles in 0.3)
 
 
 def seed_slot(slot: Path, root: Path | None = None) -> Path | None:
@@ -197,10 +199,11 @@ def seed_slot(slot: Path, root: Path | None = None) -> Path | None:
     copied artifacts fresh (it checks fingerprints and file times, which the copy keeps, and
     build scripts' paths relative to the target directory), so only what differs is built:
     nothing for the same checkout, reshard alone for another one. The sources are tried in
-    order (the same notebook folder's other slots first, then the most recently built); one
-    where cargo is building right now (its locks on the target directory held) is skipped, and
-    while one is copied its locks are held, so a kernel running there waits for the copy before
-    its next build. Nothing happens when the slot already has a build, or none can be copied."""
+    order (the same notebook folder's other slots first, then the most recently built). One
+    where cargo is building right now (its locks on the target directory held) is passed over,
+    for up to SEED_WAIT seconds in all: two kernels started together find the first one's
+    start-up build running. While one is copied its locks are held, so a kernel running there
+    waits for the copy before its next build. Nothing happens when the slot already has a build, or none can be copied."""
     target = slot / "build" / "target"
     if target.exists():
         return None
@@ -227,30 +230,47 @@ def seed_slot(slot: Path, root: Path | None = None) -> Path | None:
             when = built(other)
             if when is not None:
                 candidates.append((folder != slot.parent, -when, str(other)))
-    for _, _, source in sorted(candidates)[:SEED_TRIES]:
-        source = Path(source)
-        locks = []
-        try:
-            # cargo's locks: target/debug/.cargo-lock, and target/<triple>/debug/.cargo-lock for
-            # evcxr's `--target` builds (flock, as cargo takes them; made if missing)
-            for profile_dir in [*source.glob("debug"), *source.glob("*/debug")]:
-                locks.append(try_lock(profile_dir / ".cargo-lock"))
-            if not locks or not all(locks):
-                continue  # cargo is building there now
-            partial = target.with_name(f".target-seeding-{os.getpid()}")
-            try:
-                shutil.copytree(source, partial, symlinks=True, ignore=_seed_ignore)
-                os.replace(partial, target)
-            except OSError:
-                shutil.rmtree(partial, ignore_errors=True)
-                continue
-            return source
-        except OSError:
-            continue
-        finally:
-            for lock in filter(None, locks):
-                lock.close()
+    sources = [Path(source) for _, _, source in sorted(candidates)[:SEED_TRIES]]
+    deadline = time.monotonic() + SEED_WAIT
+    while sources:
+        for source in list(sources):
+            copied = _copy_build(source, target)
+            if copied:
+                return source
+            if copied is False:  # failed (gone, a full disk): not tried again
+                sources.remove(source)
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.2)  # each one busy: a kernel there compiling its start-up crate or a cell
     return None
+
+
+def _copy_build(source: Path, target: Path) -> bool | None:
+    """Copy the build `source` to `target` (seed_slot): True when copied, None when cargo is
+    building there now (its locks held), False when the copy failed (nothing is left behind)."""
+    locks = []
+    try:
+        # cargo's locks: target/debug/.cargo-lock, and target/<triple>/debug/.cargo-lock for
+        # evcxr's `--target` builds (flock, as cargo takes them; made if missing)
+        for profile_dir in [*source.glob("debug"), *source.glob("*/debug")]:
+            locks.append(try_lock(profile_dir / ".cargo-lock"))
+        if not locks:
+            return False
+        if not all(locks):
+            return None
+        partial = target.with_name(f".target-seeding-{os.getpid()}")
+        try:
+            shutil.copytree(source, partial, symlinks=True, ignore=_seed_ignore)
+            os.replace(partial, target)
+        except OSError:
+            shutil.rmtree(partial, ignore_errors=True)
+            return False
+        return True
+    except OSError:
+        return False
+    finally:
+        for lock in filter(None, locks):
+            lock.close()
 
 
 def _seed_ignore(_dir: str, names: list[str]) -> set[str]:

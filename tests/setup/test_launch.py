@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -104,7 +105,8 @@ def test_a_new_slot_starts_from_a_copy_of_a_kept_build(tmp_path):
         (second / triple / "deps" / "libmine.rlib").write_bytes(b"built here")
         assert Path(launch(tmp_path, here)["EVCXR_TMPDIR"]) == second
         assert (second / triple / "deps" / "libmine.rlib").read_bytes() == b"built here"
-    # Cargo building in every kept build (its locks held): a new folder builds from nothing.
+    # Cargo building in every kept build (its locks held) for longer than the launcher waits
+    # (SEED_WAIT): a new folder builds from nothing.
     held = []
     for slot in (first, second.parent):
         for profile in ("target/debug", str(triple)):
@@ -112,9 +114,9 @@ def test_a_new_slot_starts_from_a_copy_of_a_kept_build(tmp_path):
             fcntl.flock(held[-1], fcntl.LOCK_EX | fcntl.LOCK_NB)
     busy = Path(launch(tmp_path, elsewhere)["EVCXR_TMPDIR"])
     assert not (busy / "target").exists()
-    for lock in held:
-        lock.close()
-    shutil.rmtree(busy.parent)  # that folder's kernel never built; its next one, cargo idle, copies
+    # A build that ends while the launcher waits (a kernel there compiling a cell) is copied.
+    shutil.rmtree(busy.parent)  # that folder's kernel never built
+    threading.Timer(1.0, lambda: [lock.close() for lock in held]).start()
     assert (Path(launch(tmp_path, elsewhere)["EVCXR_TMPDIR"]) / triple / "deps" / dep.name).is_file()
 
 
