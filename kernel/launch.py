@@ -189,7 +189,7 @@ SEED_TRIES = 4  # source builds to try before building from nothing
 SEED_WAIT = 3.0  # seconds to wait for one of them while cargo is busy in each (a cell compiles in 0.3)
 
 
-def seed_slot(slot: Path, root: Path | None = None) -> Path | None:
+def seed_slot(slot: Path) -> Path | None:
     """Start a new slot's build as a copy of another kept build: its `build/target` without the
     incremental state and the cells' own files. Returns the build copied, or None.
 
@@ -203,7 +203,8 @@ def seed_slot(slot: Path, root: Path | None = None) -> Path | None:
     where cargo is building right now (its locks on the target directory held) is passed over,
     for up to SEED_WAIT seconds in all: two kernels started together find the first one's
     start-up build running. While one is copied its locks are held, so a kernel running there
-    waits for the copy before its next build. Nothing happens when the slot already has a build, or none can be copied."""
+    waits for the copy before its next build. Nothing happens when the slot already has a
+    build, or none can be copied. The caller holds the slot (claim_slot)."""
     target = slot / "build" / "target"
     if target.exists():
         return None
@@ -211,7 +212,9 @@ def seed_slot(slot: Path, root: Path | None = None) -> Path | None:
         import fcntl  # noqa: F401  (try_lock's)
     except ImportError:
         return None
-    root = root if root is not None else slot.parent.parent
+    for stale in target.parent.glob(".target-seeding-*"):  # a copy cut short (a killed start)
+        shutil.rmtree(stale, ignore_errors=True)
+    root = slot.parent.parent  # kernels_root(): every notebook folder's kept builds
 
     def built(candidate: Path) -> float | None:  # when its dependencies were last built, or None
         try:
