@@ -121,6 +121,7 @@ def main(argv: list[str]) -> int:
              "--disable-background-networking", "--disable-component-update", "--disable-sync",
              f"--user-data-dir={profile}", f"--remote-debugging-port={cdp}", "--window-size=1400,1000",
              "about:blank"],
+            env={**os.environ, "TMPDIR": profile},  # its org.chromium.Chromium.* goes with the profile
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         wait_http(f"http://127.0.0.1:{cdp}/json/version", 30)
         targets = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{cdp}/json").read())

@@ -186,6 +186,9 @@ def chromium(width: int = 1300, height: int = 1000):
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          f"--user-data-dir={profile}", f"--remote-debugging-port={cdp}", f"--window-size={width},{height}",
          "about:blank"],
+        # TMPDIR: Chromium makes a directory there (org.chromium.Chromium.*) that it leaves behind
+        # when stopped; inside the profile, it goes with it
+        env={**os.environ, "TMPDIR": profile},
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
         wait_http(f"http://127.0.0.1:{cdp}/json/version", 30)
@@ -211,7 +214,7 @@ class Lab:
     def shut_down_kernels(self) -> None:
         """End every kernel this JupyterLab started (the REST API waits for each to stop), so the
         next notebook's kernel gets the kept build directory again (kernel/launch.py gives a second
-        live kernel of the same folder a directory of its own, built from nothing)."""
+        live kernel of the same folder a directory of its own: a 100 MB copy of a kept build)."""
         api = f"http://127.0.0.1:{self.port}/api/sessions"
         headers = {"Authorization": f"token {self.token}"}
         sessions = json.loads(urllib.request.urlopen(urllib.request.Request(api, headers=headers)).read())
