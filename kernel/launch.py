@@ -28,7 +28,9 @@ EVCXR_TMPDIR     a build directory kept between kernels, one per notebook folder
                  leave the cells at evcxr's `:opt` (no file written).
 EVCXR_CONFIG_DIR a directory with an init.evcxr made of kernel/init.evcxr followed
                  by your own init.evcxr (your prelude.rs and evcxr.toml are
-                 copied too), so your evcxr settings still apply and win.
+                 copied too), so your evcxr settings still apply and win: the
+                 slot's config/, or for a kernel without a slot a folder named by
+                 its content beside the kept builds (shared_config).
                  Unchanged if already set (the notebook tests set their own).
 
 RUST_SRC_PATH    (unless already set) a view of the toolchain's rust-src for evcxr's
@@ -300,9 +302,9 @@ GRADING_INIT = (
     ":preserve_vars_on_panic 0\n")
 
 
-def write_config(dest: Path, grading: bool = False) -> None:
-    """kernel/init.evcxr, then the reader's own init.evcxr; their prelude and toml."""
-    dest.mkdir(parents=True, exist_ok=True)
+def config_files(grading: bool = False) -> dict[str, bytes]:
+    """The evcxr config a kernel gets: kernel/init.evcxr, then the reader's own init.evcxr
+    (and the grader's line last); the reader's prelude.rs and evcxr.toml if there are any."""
     parts = [f"// written by {Path(__file__).name} at kernel start: {INIT} then your own init.evcxr\n",
              INIT.read_text(encoding="utf-8")]
     own = user_evcxr_config_dir()
@@ -310,12 +312,49 @@ def write_config(dest: Path, grading: bool = False) -> None:
         parts.append(f"\n// from {own / 'init.evcxr'}\n" + (own / "init.evcxr").read_text(encoding="utf-8"))
     if grading:
         parts.append(GRADING_INIT)  # last: a grader's setting wins over the reader's own
-    (dest / "init.evcxr").write_text("".join(parts), encoding="utf-8")
+    files = {"init.evcxr": "".join(parts).encode("utf-8")}
     for name in ("prelude.rs", "evcxr.toml"):
         if (own / name).is_file():
-            shutil.copyfile(own / name, dest / name)
+            files[name] = (own / name).read_bytes()
+    return files
+
+
+def write_config(dest: Path, grading: bool = False) -> None:
+    """config_files() into dest (a slot's config/); a prelude or toml the reader no longer has
+    is deleted."""
+    dest.mkdir(parents=True, exist_ok=True)
+    files = config_files(grading)
+    for name in ("init.evcxr", "prelude.rs", "evcxr.toml"):
+        if name in files:
+            (dest / name).write_bytes(files[name])
         elif (dest / name).exists():
             (dest / name).unlink()
+
+
+def shared_config(grading: bool = False) -> Path:
+    """The evcxr config of a kernel without a kept slot (a test's notebook in a temporary
+    folder, nbgrader's autograde, Windows): a folder named by its content beside the kept builds,
+    shared by every such kernel with the same config. It used to be a new temporary directory
+    per kernel, which nothing deleted (the kernel replaces this process). Each file is written
+    whole (a temporary name, then renamed), so kernels starting together read it complete.
+    A temporary directory when the cache cannot be written."""
+    files = config_files(grading)
+    digest = hashlib.sha1()
+    for name in sorted(files):
+        digest.update(name.encode() + b"\0" + hashlib.sha1(files[name]).digest())
+    dest = kernels_root().parent / f"evcxr-config-{digest.hexdigest()[:12]}"
+    try:
+        dest.mkdir(parents=True, exist_ok=True)
+        for name, data in files.items():
+            if not (dest / name).is_file() or (dest / name).read_bytes() != data:
+                tmp = dest / f".{name}.{os.getpid()}"
+                tmp.write_bytes(data)
+                os.replace(tmp, dest / name)
+        return dest
+    except OSError:
+        conf = Path(tempfile.mkdtemp(prefix="reshard-evcxr-config-"))
+        write_config(conf, grading)
+        return conf
 
 
 CELL_OPT_DEFAULT = "0"
@@ -482,9 +521,7 @@ def launch(evcxr_given: str | None, evcxr_args: list[str]) -> int:
             write_config(slot / "config", grading)
             env["EVCXR_CONFIG_DIR"] = str(slot / "config")
     elif "EVCXR_CONFIG_DIR" not in env:
-        conf = Path(tempfile.mkdtemp(prefix="reshard-evcxr-config-"))
-        write_config(conf, grading)
-        env["EVCXR_CONFIG_DIR"] = str(conf)
+        env["EVCXR_CONFIG_DIR"] = str(shared_config(grading))
     libdir = rust_libdir(env) if os.name != "nt" else None
     if env.get("EVCXR_TMPDIR") and sys.platform != "darwin" and libdir:
         # evcxr 0.22 loads each cell's libcode_N.so from target/<host>/debug/, but rustc

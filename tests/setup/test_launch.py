@@ -22,7 +22,7 @@ def launch(tmp_path, cwd, **extra):
     fake.chmod(0o755)
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("EVCXR_", "RESHARD_")) and k != "RUST_SRC_PATH"}
-    # TMPDIR: a kernel without a kept slot gets its evcxr config in a temporary directory (mkdtemp)
+    # TMPDIR: where a kernel without a kept slot got its evcxr config (mkdtemp) before it was shared
     env.update(RESHARD_KERNEL_CACHE=str(tmp_path / "cache"), XDG_CONFIG_HOME=str(tmp_path / "cfg"),
                TMPDIR=str(tmp_path), **extra)
     out = subprocess.run([sys.executable, str(LAUNCH), "--evcxr", str(fake), "--"], cwd=cwd, env=env,
@@ -124,6 +124,27 @@ def test_tests_opt_out_of_the_kept_build(tmp_path):
     got = launch(tmp_path, tmp_path, RESHARD_KERNEL_THROWAWAY="1")
     assert "EVCXR_TMPDIR" not in got
     assert not (tmp_path / "cache").exists()
+
+
+def test_kernels_without_a_slot_share_a_config_named_by_its_content(tmp_path):
+    folder = tmp_path / "nb"
+    folder.mkdir()
+    first = launch(tmp_path, folder, RESHARD_KERNEL_THROWAWAY="1")["EVCXR_CONFIG_DIR"]
+    again = launch(tmp_path, folder, RESHARD_KERNEL_THROWAWAY="1")["EVCXR_CONFIG_DIR"]
+    assert first == again and Path(first).parent == tmp_path  # beside the kept builds (cache/)
+    assert ":cache 0" in Path(first, "init.evcxr").read_text()
+    graded = launch(tmp_path, folder, RESHARD_KERNEL_THROWAWAY="1", RESHARD_GRADING="1")["EVCXR_CONFIG_DIR"]
+    assert graded != first and "preserve_vars_on_panic 0" in Path(graded, "init.evcxr").read_text()
+    own = tmp_path / "cfg" / "evcxr"  # the reader's own config (XDG_CONFIG_HOME=tmp/cfg)
+    own.mkdir(parents=True)
+    (own / "init.evcxr").write_text(":opt 1\n")
+    (own / "prelude.rs").write_text("use std::fmt::Write;\n")
+    mine = launch(tmp_path, folder, RESHARD_KERNEL_THROWAWAY="1")["EVCXR_CONFIG_DIR"]
+    assert mine not in (first, graded)
+    assert Path(mine, "init.evcxr").read_text().rstrip().endswith(":opt 1")
+    assert Path(mine, "prelude.rs").read_text() == "use std::fmt::Write;\n"
+    assert not Path(first, "prelude.rs").exists()  # the earlier config is as it was
+    assert not list(tmp_path.glob("reshard-evcxr-config-*"))  # nothing left in TMPDIR
 
 
 def test_grading_makes_a_panic_an_error(tmp_path):
