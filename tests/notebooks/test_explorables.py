@@ -26,7 +26,7 @@ one (test_notebooks proves its outputs are what the crate computes today). A ses
 executes each lab once can hand its executed copy in instead; (b) and (c) then need no kernel, and
 only (a) runs one: on a fixture of four cells, a few seconds of CPU with a warm build directory
 (target/explore-lab/ is kept between runs, so the kernel's build directory is too; the first run
-compiles reshard there once).
+starts it from a copy of the test pool's build of notebooks/, kernel/launch.py's seed_slot).
 """
 
 from __future__ import annotations
