@@ -250,14 +250,19 @@ def seed_slot(slot: Path) -> Path | None:
     return None
 
 
+def _profile_dirs(build: Path) -> list[Path]:
+    """A build's profile directories: target/debug, and target/<triple>/debug for evcxr's
+    `--target` builds; each has its .cargo-lock, deps/, build/ and .fingerprint/."""
+    return [*build.glob("debug"), *build.glob("*/debug")]
+
+
 def _copy_build(source: Path, target: Path) -> bool | None:
     """Copy the build `source` to `target` (seed_slot): True when copied, None when cargo is
     building there now (its locks held), False when the copy failed (nothing is left behind)."""
     locks = []
     try:
-        # cargo's locks: target/debug/.cargo-lock, and target/<triple>/debug/.cargo-lock for
-        # evcxr's `--target` builds (flock, as cargo takes them; made if missing)
-        for profile_dir in [*source.glob("debug"), *source.glob("*/debug")]:
+        # cargo's locks (flock, as cargo takes them; made if missing)
+        for profile_dir in _profile_dirs(source):
             locks.append(try_lock(profile_dir / ".cargo-lock"))
         if not locks:
             return False
@@ -276,6 +281,75 @@ def _copy_build(source: Path, target: Path) -> bool | None:
     finally:
         for lock in filter(None, locks):
             lock.close()
+
+
+def merge_build(source: Path, target: Path) -> int | None:
+    """Copy into the build `target` the units of the build `source` that it lacks: the test
+    pool's worker about to run a lab whose feature set the other worker has built (reshard
+    with "live", or without) takes that build instead of compiling it again. Returns the
+    number of units copied, or None when cargo stayed busy in `source` for SEED_WAIT seconds.
+    No kernel may be running in `target` (the pool calls it between a worker's jobs).
+
+    A unit (one compiled crate, one build script or its run) is named <crate>-<hash> in
+    .fingerprint/, and its files in deps/ and build/ carry the same -<hash>. A unit whose
+    fingerprint `target` lacks is copied whole, over any file of that hash left there (cargo
+    must not find a stale one under the copied fingerprint); its fingerprint goes last, so a
+    copy cut short leaves a unit that cargo builds again. Cargo then decides, as always, what
+    is fresh: a unit whose dependencies were rebuilt in `target` since is rebuilt there."""
+    deadline = time.monotonic() + SEED_WAIT
+    while True:
+        locks = [try_lock(d / ".cargo-lock") for d in _profile_dirs(source)]
+        if all(locks):
+            break
+        for lock in filter(None, locks):
+            lock.close()
+        if time.monotonic() >= deadline:
+            return None
+        time.sleep(0.2)
+    try:
+        copied = 0
+        for profile_dir in _profile_dirs(source):
+            dest = target / profile_dir.relative_to(source)
+            try:
+                units = [u.name for u in (profile_dir / ".fingerprint").iterdir()
+                         if not u.name.startswith(SEED_SKIP_PREFIXES)
+                         and not (dest / ".fingerprint" / u.name).exists()]
+            except OSError:
+                continue
+            hashes = tuple("-" + u.rsplit("-", 1)[-1] for u in units if "-" in u)
+            for sub in ("deps", "build"):
+                try:
+                    entries = list((profile_dir / sub).iterdir())
+                except OSError:
+                    continue
+                for entry in entries:  # deps/libreshard-<hash>.rlib, deps/reshard-<hash>.d, build/libm-<hash>/
+                    if any(h + "." in entry.name or entry.name.endswith(h) for h in hashes):
+                        _replace_with_copy(entry, dest / sub / entry.name)
+            for unit in units:
+                _replace_with_copy(profile_dir / ".fingerprint" / unit, dest / ".fingerprint" / unit)
+                copied += 1
+        return copied
+    finally:
+        for lock in locks:
+            lock.close()
+
+
+def _replace_with_copy(src: Path, dst: Path) -> None:
+    """dst becomes a copy of src (a file or a folder, file times kept), copied beside it first."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dst.with_name(f".{dst.name}.merging-{os.getpid()}")
+    try:
+        if src.is_dir():
+            shutil.rmtree(tmp, ignore_errors=True)
+            shutil.copytree(src, tmp, symlinks=True)
+            if dst.exists():
+                shutil.rmtree(dst)
+        else:
+            shutil.copy2(src, tmp)
+        os.replace(tmp, dst)
+    except OSError:
+        shutil.rmtree(tmp, ignore_errors=True) if tmp.is_dir() else tmp.unlink(missing_ok=True)
+        raise
 
 
 def _seed_ignore(_dir: str, names: list[str]) -> set[str]:

@@ -13,7 +13,10 @@ KernelPool
     .workspace-test/, nbgrader's autograded/<student>/, a student edition in a temporary folder)
     therefore reuses reshard as built for notebooks/ (every `:dep` names the same crate by an
     absolute path once evcxr has resolved it), instead of compiling it again for that folder.
-    Jobs run in priority order (lower first; labs 10, checks of a derivative 0).
+    Jobs run in priority order (lower first; labs 10, checks of a derivative 0). A new slot
+    starts from a copy of a kept build (launch.seed_slot); a worker that takes a job whose
+    build (feature set) another worker has finished a job with copies that build's units
+    (launch.merge_build) instead of compiling reshard a second time.
 
 LabRuns
     Executes each lab once (`nbrun.py --out BUILD`), longest first (the previous session's times
@@ -177,12 +180,14 @@ class Job:
 
 class Worker:
     """A worker thread's build directory and the builds of the crate it holds (`keys`, kept in
-    <slot>/reshard-builds.json across sessions)."""
+    <slot>/reshard-builds.json across sessions; `ready`, those a job of it has finished with,
+    which another worker may copy)."""
 
     def __init__(self, n: int, slot: Path | None, lock):
         self.n, self.slot, self.lock = n, slot, lock
         self.env = {}
         self.keys: set = set()
+        self.ready: set = set()  # the builds of keys a job of this worker has finished with
         if slot is not None:
             launch.write_cell_profile(slot, os.environ.get("RESHARD_CELL_OPT"))
             # the build directory is given: launch.py claims no slot of the kernel's own folder
@@ -193,6 +198,7 @@ class Worker:
                 pass
             if not (slot / "build" / "target").is_dir():
                 self.keys = set()
+            self.ready = set(self.keys)  # an earlier session's (cargo checks them anyway)
 
     def built(self, key):
         if key is None or self.slot is None or key in self.keys:
@@ -354,19 +360,33 @@ class KernelPool:
                         self._active.append(job)
                         break
                     self._cond.wait()
+                donor = None
                 if job.key is not None and job.key not in w.keys:
+                    # another worker that has finished a job with this build: copy it, not compile it
+                    donor = next((o for o in self._workers if o is not w and o.slot is not None
+                                  and job.key in o.ready), None)
                     w.built(job.key)  # others now leave this build's jobs to w
             if not job.future.set_running_or_notify_cancel():
                 with self._cond:
                     self._active.remove(job)
                     self._cond.notify_all()
                 continue
+            if donor is not None and w.slot is not None:
+                try:
+                    launch.merge_build(donor.slot / "build" / "target", w.slot / "build" / "target")
+                except OSError:
+                    pass  # the job's kernel builds what is missing, as before
+            ok = False
             try:
-                job.future.set_result(self._run(job.argv, job.cwd, {**os.environ, **w.env, **job.env}))
+                done = self._run(job.argv, job.cwd, {**os.environ, **w.env, **job.env})
+                ok = done.returncode == 0
+                job.future.set_result(done)
             except BaseException as e:  # noqa: BLE001  handed to whoever waits
                 job.future.set_exception(e)
             finally:
                 with self._cond:
+                    if ok and job.key is not None:
+                        w.ready.add(job.key)
                     self._active.remove(job)
                     self._cond.notify_all()
 

@@ -156,6 +156,29 @@ def test_jobs_submitted_as_a_batch_build_each_feature_set_once(cache):
     assert dirs[0] == dirs[1] == dirs[2] != dirs[3], dirs
 
 
+def test_a_worker_copies_a_build_another_has_finished_with_instead_of_compiling_it(cache, monkeypatch):
+    copies = []
+    monkeypatch.setattr(labruns.launch, "merge_build", lambda source, target: copies.append((source, target)))
+    pool = labruns.KernelPool(2)
+    where = lambda secs, code=0: [sys.executable, "-c", f"import os, sys, time; time.sleep({secs}); "
+                                  f"print(os.environ['EVCXR_TMPDIR']); sys.exit({code})"]
+    with pool.batch():  # a: charts; b: live
+        first = pool.submit(where(0.2), key="charts")
+        live = pool.submit(where(3.0, code=1), key="live")  # fails: its build is not a donor's
+    a_dir = first.result(timeout=60).output.strip()
+    b_dir = live.result(timeout=60).output.strip()
+    assert a_dir != b_dir
+    busy = pool.submit(where(3.0), key="charts")  # a, for a while
+    threading.Event().wait(0.5)
+    with pool.batch():  # two charts jobs waiting: b takes one, a's build copied to it first
+        taken = [pool.submit(where(0.1), key="charts") for _ in range(2)]
+    assert busy.result(timeout=60).output.strip() == a_dir
+    assert b_dir in {f.result(timeout=60).output.strip() for f in taken}
+    pool.close()
+    slot = lambda d: labruns.Path(d).parent
+    assert copies == [(slot(a_dir) / "build" / "target", slot(b_dir) / "build" / "target")], copies
+
+
 def test_a_job_that_runs_alone_waits_for_the_users_still_expected(cache):
     pool = labruns.KernelPool(2)
     pool.expect(1)  # a test still to come will run jobs of its own

@@ -120,6 +120,33 @@ def test_a_new_slot_starts_from_a_copy_of_a_kept_build(tmp_path):
     assert (Path(launch(tmp_path, elsewhere)["EVCXR_TMPDIR"]) / triple / "deps" / dep.name).is_file()
 
 
+def test_a_worker_copies_the_units_another_build_has_and_it_lacks(tmp_path):
+    sys.path.insert(0, str(LAUNCH.parent))
+    import fcntl
+    import launch as kernel_launch
+    donor, taker = tmp_path / "kernel-0", tmp_path / "kernel-1"
+    fake_build(donor, "md5-1")
+    fake_build(donor, "reshard-2")  # the build the taker lacks (reshard with "live", say)
+    dep = fake_build(taker, "md5-1")
+    dep.write_bytes(b"the taker's own md5")  # a unit both have: the taker's stays
+    debug = Path("build", "target", "x86_64-unknown-linux-gnu", "debug")
+    stale = taker / debug / "deps" / "libreshard-2.rlib"
+    stale.write_bytes(b"stale, without its fingerprint")  # cargo must not find it under the copied one
+    (donor / debug / "build" / "reshard-2").mkdir(parents=True)
+    (donor / debug / "build" / "reshard-2" / "output").write_text("cargo:rustc-cfg=x")
+    assert kernel_launch.merge_build(donor / "build" / "target", taker / "build" / "target") == 1
+    assert (taker / debug / ".fingerprint" / "reshard-2" / "lib-md5").read_text() == "0123abcd"
+    assert stale.read_bytes() == b"an rlib reshard-2"
+    assert stale.stat().st_mtime_ns == (donor / debug / "deps" / "libreshard-2.rlib").stat().st_mtime_ns
+    assert (taker / debug / "build" / "reshard-2" / "output").read_text() == "cargo:rustc-cfg=x"
+    assert dep.read_bytes() == b"the taker's own md5"
+    assert not list((taker / debug).rglob("*merging*"))
+    assert kernel_launch.merge_build(donor / "build" / "target", taker / "build" / "target") == 0
+    with open(donor / debug / ".cargo-lock", "a") as busy:  # cargo building in the donor throughout
+        fcntl.flock(busy, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert kernel_launch.merge_build(donor / "build" / "target", taker / "build" / "target") is None
+
+
 def test_tests_opt_out_of_the_kept_build(tmp_path):
     got = launch(tmp_path, tmp_path, RESHARD_KERNEL_THROWAWAY="1")
     assert "EVCXR_TMPDIR" not in got
