@@ -269,8 +269,11 @@ def _copy_build(source: Path, target: Path) -> bool | None:
         if not all(locks):
             return None
         partial = target.with_name(f".target-seeding-{os.getpid()}")
+        dead = tuple(set().union(*(_dead_units(d) for d in _profile_dirs(source))))
+        ignore = lambda _dir, names: {n for n in names if n in SEED_SKIP or n.startswith(SEED_SKIP_PREFIXES)
+                                      or any(h in n for h in dead)}
         try:
-            shutil.copytree(source, partial, symlinks=True, ignore=_seed_ignore)
+            shutil.copytree(source, partial, symlinks=True, ignore=ignore)
             os.replace(partial, target)
         except OSError:
             shutil.rmtree(partial, ignore_errors=True)
@@ -310,10 +313,12 @@ def merge_build(source: Path, target: Path) -> int | None:
         copied = 0
         for profile_dir in _profile_dirs(source):
             dest = target / profile_dir.relative_to(source)
+            dead = _dead_units(profile_dir)
             try:
                 units = [u.name for u in (profile_dir / ".fingerprint").iterdir()
                          if not u.name.startswith(SEED_SKIP_PREFIXES)
-                         and not (dest / ".fingerprint" / u.name).exists()]
+                         and not (dest / ".fingerprint" / u.name).exists()
+                         and "-" + u.name.rsplit("-", 1)[-1] not in dead]
             except OSError:
                 continue
             hashes = tuple("-" + u.rsplit("-", 1)[-1] for u in units if "-" in u)
@@ -352,8 +357,28 @@ def _replace_with_copy(src: Path, dst: Path) -> None:
         raise
 
 
-def _seed_ignore(_dir: str, names: list[str]) -> set[str]:
-    return {n for n in names if n in SEED_SKIP or n.startswith(SEED_SKIP_PREFIXES)}
+def _dead_units(profile_dir: Path) -> set[str]:
+    """The "-<hash>" of the units in a profile directory whose sources are gone: reshard built for
+    a clone deleted since. A seed or a merge leaves them out, or every copy would carry them on
+    to the next (each 30 MB, never used: their crate's path no longer exists). A unit's dep-info
+    (deps/<crate>-<hash>.d) names its sources after the first ": ", its crate root first."""
+    dead = set()
+    try:
+        infos = list((profile_dir / "deps").glob("*.d"))
+    except OSError:
+        return dead
+    for info in infos:
+        try:
+            with open(info, encoding="utf-8", errors="replace") as f:
+                first = f.readline()
+        except OSError:
+            continue
+        root = re.match(r"((?:\\ |[^ ])+)", first.partition(": ")[2].strip())
+        if root and "-" in info.stem:
+            path = Path(root.group(1).replace("\\ ", " "))
+            if path.is_absolute() and _gone(path):
+                dead.add("-" + info.stem.rsplit("-", 1)[-1])
+    return dead
 
 
 def try_lock(path: Path):

@@ -82,6 +82,19 @@ def fake_build(slot, crate="md5-1"):
     return dep
 
 
+def dead_unit(debug, tmp_path):
+    """A unit built from a clone deleted since (its dep-info names sources that are gone), beside
+    one whose sources exist."""
+    src = tmp_path / "registry" / "md-5" / "src" / "lib.rs"
+    src.parent.mkdir(parents=True, exist_ok=True)
+    src.write_text("// md-5")
+    (debug / "deps" / "md5-1.d").write_text(f"{debug}/deps/md5-1.d: {src}\n")
+    (debug / "deps" / "reshard-0dead.d").write_text(
+        f"{debug}/deps/reshard-0dead.d: {tmp_path}/deleted-clone/src/lib.rs {tmp_path}/deleted-clone/src/a.rs\n")
+    (debug / "deps" / "libreshard-0dead.rlib").write_bytes(b"an rlib nobody can use")
+    (debug / ".fingerprint" / "reshard-0dead").mkdir(parents=True)
+
+
 def test_a_new_slot_starts_from_a_copy_of_a_kept_build(tmp_path):
     import fcntl
     here, elsewhere = tmp_path / "reshard" / "notebooks", tmp_path / "reshard" / "workspace"
@@ -90,6 +103,7 @@ def test_a_new_slot_starts_from_a_copy_of_a_kept_build(tmp_path):
     first = Path(launch(tmp_path, here)["EVCXR_TMPDIR"]).parent  # cache/notebooks-<hash>/kernel-0
     dep = fake_build(first)
     triple = Path("target", "x86_64-unknown-linux-gnu", "debug")
+    dead_unit(first / "build" / triple, tmp_path)
     with open(first / ".lock", "a") as running:  # a kernel runs in kernel-0: the next one gets kernel-1
         fcntl.flock(running, fcntl.LOCK_EX | fcntl.LOCK_NB)
         second = Path(launch(tmp_path, here)["EVCXR_TMPDIR"])
@@ -98,9 +112,11 @@ def test_a_new_slot_starts_from_a_copy_of_a_kept_build(tmp_path):
         assert copied.read_bytes() == dep.read_bytes()
         assert copied.stat().st_mtime_ns == dep.stat().st_mtime_ns  # cargo compares file times
         assert (second / triple / ".fingerprint" / "md5-1" / "lib-md5").read_text() == "0123abcd"
-        left_out = [p for p in ("deps/libctx-9f.so", "deps/ctx-9f.d", "libcode_7.so", "incremental")
+        left_out = [p for p in ("deps/libctx-9f.so", "deps/ctx-9f.d", "libcode_7.so", "incremental",
+                                "deps/libreshard-0dead.rlib", "deps/reshard-0dead.d", ".fingerprint/reshard-0dead")
                     if (second / triple / p).exists()]
-        assert not left_out, left_out  # the cells' own files and the incremental state
+        assert not left_out, left_out  # the cells' own files, the incremental state, a deleted clone's crate
+        assert (second / triple / "deps" / "md5-1.d").is_file()  # a unit whose sources exist
         # A slot that has a build keeps it: the next kernel in kernel-1 copies nothing over it.
         (second / triple / "deps" / "libmine.rlib").write_bytes(b"built here")
         assert Path(launch(tmp_path, here)["EVCXR_TMPDIR"]) == second
@@ -134,7 +150,10 @@ def test_a_worker_copies_the_units_another_build_has_and_it_lacks(tmp_path):
     stale.write_bytes(b"stale, without its fingerprint")  # cargo must not find it under the copied one
     (donor / debug / "build" / "reshard-2").mkdir(parents=True)
     (donor / debug / "build" / "reshard-2" / "output").write_text("cargo:rustc-cfg=x")
+    dead_unit(donor / debug, tmp_path)  # a deleted clone's crate: not taken
     assert kernel_launch.merge_build(donor / "build" / "target", taker / "build" / "target") == 1
+    assert not (taker / debug / ".fingerprint" / "reshard-0dead").exists()
+    assert not (taker / debug / "deps" / "libreshard-0dead.rlib").exists()
     assert (taker / debug / ".fingerprint" / "reshard-2" / "lib-md5").read_text() == "0123abcd"
     assert stale.read_bytes() == b"an rlib reshard-2"
     assert stale.stat().st_mtime_ns == (donor / debug / "deps" / "libreshard-2.rlib").stat().st_mtime_ns
