@@ -256,22 +256,41 @@ def _profile_dirs(build: Path) -> list[Path]:
     return [*build.glob("debug"), *build.glob("*/debug")]
 
 
+def _cargo_locks(build: Path) -> list | None:
+    """Every cargo lock of a build (each profile directory's .cargo-lock, flock as cargo takes
+    them, made if missing), held; None, holding nothing, when cargo is building there now."""
+    locks = [try_lock(d / ".cargo-lock") for d in _profile_dirs(build)]
+    if all(locks):
+        return locks
+    for lock in filter(None, locks):
+        lock.close()
+    return None
+
+
+def _unit_hash(name: str) -> str:
+    """"-<hash>" of a unit's name (.fingerprint/reshard-<hash>, deps/reshard-<hash>.d's stem)."""
+    return "-" + name.rsplit("-", 1)[-1]
+
+
+def _of_units(name: str, hashes) -> bool:
+    """Whether a file or folder of a build belongs to one of the units `hashes` ("-<hash>"):
+    deps/libreshard-<hash>.rlib, deps/reshard-<hash>.d, build/libm-<hash>/, .fingerprint/x-<hash>/."""
+    return any(h + "." in name or name.endswith(h) for h in hashes)
+
+
 def _copy_build(source: Path, target: Path) -> bool | None:
     """Copy the build `source` to `target` (seed_slot): True when copied, None when cargo is
     building there now (its locks held), False when the copy failed (nothing is left behind)."""
-    locks = []
+    if not _profile_dirs(source):
+        return False
+    locks = _cargo_locks(source)
+    if locks is None:
+        return None
     try:
-        # cargo's locks (flock, as cargo takes them; made if missing)
-        for profile_dir in _profile_dirs(source):
-            locks.append(try_lock(profile_dir / ".cargo-lock"))
-        if not locks:
-            return False
-        if not all(locks):
-            return None
         partial = target.with_name(f".target-seeding-{os.getpid()}")
-        dead = tuple(set().union(*(_dead_units(d) for d in _profile_dirs(source))))
+        dead = set().union(*(_dead_units(d) for d in _profile_dirs(source)))
         ignore = lambda _dir, names: {n for n in names if n in SEED_SKIP or n.startswith(SEED_SKIP_PREFIXES)
-                                      or any(h in n for h in dead)}
+                                      or _of_units(n, dead)}
         try:
             shutil.copytree(source, partial, symlinks=True, ignore=ignore)
             os.replace(partial, target)
@@ -282,7 +301,7 @@ def _copy_build(source: Path, target: Path) -> bool | None:
     except OSError:
         return False
     finally:
-        for lock in filter(None, locks):
+        for lock in locks:
             lock.close()
 
 
@@ -300,12 +319,7 @@ def merge_build(source: Path, target: Path) -> int | None:
     copy cut short leaves a unit that cargo builds again. Cargo then decides, as always, what
     is fresh: a unit whose dependencies were rebuilt in `target` since is rebuilt there."""
     deadline = time.monotonic() + SEED_WAIT
-    while True:
-        locks = [try_lock(d / ".cargo-lock") for d in _profile_dirs(source)]
-        if all(locks):
-            break
-        for lock in filter(None, locks):
-            lock.close()
+    while (locks := _cargo_locks(source)) is None:
         if time.monotonic() >= deadline:
             return None
         time.sleep(0.2)
@@ -318,17 +332,17 @@ def merge_build(source: Path, target: Path) -> int | None:
                 units = [u.name for u in (profile_dir / ".fingerprint").iterdir()
                          if not u.name.startswith(SEED_SKIP_PREFIXES)
                          and not (dest / ".fingerprint" / u.name).exists()
-                         and "-" + u.name.rsplit("-", 1)[-1] not in dead]
+                         and _unit_hash(u.name) not in dead]
             except OSError:
                 continue
-            hashes = tuple("-" + u.rsplit("-", 1)[-1] for u in units if "-" in u)
+            hashes = {_unit_hash(u) for u in units if "-" in u}
             for sub in ("deps", "build"):
                 try:
                     entries = list((profile_dir / sub).iterdir())
                 except OSError:
                     continue
-                for entry in entries:  # deps/libreshard-<hash>.rlib, deps/reshard-<hash>.d, build/libm-<hash>/
-                    if any(h + "." in entry.name or entry.name.endswith(h) for h in hashes):
+                for entry in entries:
+                    if _of_units(entry.name, hashes):
                         _replace_with_copy(entry, dest / sub / entry.name)
             for unit in units:
                 _replace_with_copy(profile_dir / ".fingerprint" / unit, dest / ".fingerprint" / unit)
@@ -377,7 +391,7 @@ def _dead_units(profile_dir: Path) -> set[str]:
         if root and "-" in info.stem:
             path = Path(root.group(1).replace("\\ ", " "))
             if path.is_absolute() and _gone(path):
-                dead.add("-" + info.stem.rsplit("-", 1)[-1])
+                dead.add(_unit_hash(info.stem))
     return dead
 
 
