@@ -258,13 +258,18 @@ def _profile_dirs(build: Path) -> list[Path]:
 
 def _cargo_locks(build: Path) -> list | None:
     """Every cargo lock of a build (each profile directory's .cargo-lock, flock as cargo takes
-    them, made if missing), held; None, holding nothing, when cargo is building there now."""
-    locks = [try_lock(d / ".cargo-lock") for d in _profile_dirs(build)]
-    if all(locks):
-        return locks
-    for lock in filter(None, locks):
-        lock.close()
-    return None
+    them, made if missing), held; None, holding nothing, when cargo is building there now. A
+    lock that cannot be opened raises OSError, holding nothing."""
+    locks, held = [], False
+    try:
+        for d in _profile_dirs(build):
+            locks.append(try_lock(d / ".cargo-lock"))
+        held = all(locks)
+        return locks if held else None
+    finally:
+        if not held:
+            for lock in filter(None, locks):
+                lock.close()
 
 
 def _unit_hash(name: str) -> str:
@@ -283,7 +288,10 @@ def _copy_build(source: Path, target: Path) -> bool | None:
     building there now (its locks held), False when the copy failed (nothing is left behind)."""
     if not _profile_dirs(source):
         return False
-    locks = _cargo_locks(source)
+    try:
+        locks = _cargo_locks(source)
+    except OSError:  # its lock cannot be opened (a folder pruned meanwhile): not a source
+        return False
     if locks is None:
         return None
     try:

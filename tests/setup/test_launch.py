@@ -136,6 +136,25 @@ def test_a_new_slot_starts_from_a_copy_of_a_kept_build(tmp_path):
     assert (Path(launch(tmp_path, elsewhere)["EVCXR_TMPDIR"]) / triple / "deps" / dep.name).is_file()
 
 
+def test_a_build_whose_lock_cannot_be_opened_is_passed_over_not_fatal(tmp_path):
+    """A source's .cargo-lock that cannot be opened (a folder pruned meanwhile, a disk gone): the
+    seed takes the next source, and the kernel still starts."""
+    sys.path.insert(0, str(LAUNCH.parent))
+    import launch as kernel_launch
+    root = tmp_path / "kernels"
+    good, broken = root / "a" / "kernel-0", root / "b" / "kernel-0"
+    dep = fake_build(good)
+    fake_build(broken)
+    os.utime(broken / "build" / "target" / "x86_64-unknown-linux-gnu" / "debug" / "deps", (2e9, 2e9))  # newest
+    (broken / "build" / "target" / "debug" / ".cargo-lock").mkdir()  # open(…, "a") fails, even as root
+    new = root / "c" / "kernel-0"
+    new.mkdir(parents=True)
+    assert kernel_launch.seed_slot(new) == good / "build" / "target"
+    debug = Path("build", "target", "x86_64-unknown-linux-gnu", "debug")
+    assert (new / debug / "deps" / dep.name).read_bytes() == dep.read_bytes()
+    assert not list((new / "build").glob(".target-seeding-*"))
+
+
 def test_a_worker_copies_the_units_another_build_has_and_it_lacks(tmp_path):
     sys.path.insert(0, str(LAUNCH.parent))
     import fcntl
