@@ -57,6 +57,18 @@ pub struct StaleReads {
     /// The measured mean time a drain took from its start to the end of its
     /// commit (on the coordinator and the index's shards), in ms.
     pub drain_ms: f64,
+    /// Reads that no drain reached in time by the coordinator's clock: no
+    /// drain started after the row's write had committed and finished its
+    /// commit before the read began. Every miss is one of these, so
+    /// `misses <= unserved`; the few that were found anyway had a drain
+    /// within microseconds of their write or read.
+    pub unserved: u64,
+    /// Reads whose outcome the drains' recorded times rule out: a row found
+    /// although every drain ended before its write began or started after
+    /// its read ended, or missed although a drain ran wholly between the
+    /// two. Zero whenever the queue and the index behave as described; a
+    /// test can assert it exactly, whatever the machine's load.
+    pub contradictions: u64,
     /// How long it all took, in seconds (run-dependent).
     pub seconds: f64,
 }
@@ -273,7 +285,8 @@ impl PgShards {
         let setup = format!(
             "DROP TABLE IF EXISTS {index}_queue, {index}_reads, {index}_drains, {index}_done;\n\
              CREATE TABLE {index}_queue (key text COLLATE \"C\", h bigint, seq bigint);\n\
-             CREATE TABLE {index}_reads (seq bigint, found boolean);\n\
+             CREATE TABLE {index}_reads (seq bigint, found boolean, wrote_from timestamptz, \
+               wrote_by timestamptz, read_from timestamptz, read_by timestamptz);\n\
              CREATE TABLE {index}_drains (started timestamptz, done timestamptz);\n\
              CREATE TABLE {index}_done (x int);\n"
         );
@@ -281,13 +294,16 @@ impl PgShards {
         let load = self.incoming(table, keys, (0..keys.len()).map(|i| (i, i as u64)), keys.len(), extra)?;
         let (lag, period) = (lag_ms / 1000.0, period_ms / 1000.0);
         let writer = format!(
-            "{load}DO $$ DECLARE r record; n bigint; BEGIN\n\
+            "{load}DO $$ DECLARE r record; n bigint; w0 timestamptz; w1 timestamptz; r0 timestamptz; BEGIN\n\
              FOR r IN SELECT * FROM incoming ORDER BY seq LOOP\n\
                INSERT INTO {table} ({cols}) VALUES ({values});\n{queue_all}\
+               w0 := clock_timestamp();\n\
                COMMIT;\n\
+               w1 := clock_timestamp();\n\
                PERFORM pg_sleep({lag});\n\
+               r0 := clock_timestamp();\n\
                SELECT count(*) INTO n FROM {index} WHERE key = {lit} || r.{first} || '/' || r.key;\n\
-               INSERT INTO {index}_reads VALUES (r.seq, n > 0);\n\
+               INSERT INTO {index}_reads VALUES (r.seq, n > 0, w0, w1, r0, clock_timestamp());\n\
                COMMIT;\n\
                PERFORM pg_sleep(random() * {period});\n\
              END LOOP;\n\
@@ -321,10 +337,25 @@ impl PgShards {
         w?;
         d?;
         let seconds = t0.elapsed().as_secs_f64();
+        // A drain's queue snapshot is taken after `started`, its commit ends
+        // before `done`; a write commits between `wrote_from` and `wrote_by`, a
+        // read takes its snapshot between `read_from` and `read_by`. So a drain
+        // surely serves a read when it starts after `wrote_by` and is done
+        // before `read_from`, and can only serve it when it overlaps the span
+        // from `wrote_from` to `read_by`.
+        let judged = format!(
+            "(SELECT found, \
+               EXISTS (SELECT 1 FROM {index}_drains d WHERE d.started >= r.wrote_by AND d.done <= r.read_from) AS sure, \
+               EXISTS (SELECT 1 FROM {index}_drains d WHERE d.done > r.wrote_from AND d.started < r.read_by) AS can \
+             FROM {index}_reads r) v"
+        );
         let stats = self.coordinator.rows(&format!(
             "SELECT (SELECT count(*) FROM {index}_reads), (SELECT count(*) FROM {index}_reads WHERE NOT found), \
              count(*), coalesce(extract(epoch FROM max(started) - min(started)) * 1000 / nullif(count(*) - 1, 0), 0), \
-             coalesce(avg(extract(epoch FROM done - started) * 1000), 0) FROM {index}_drains"
+             coalesce(avg(extract(epoch FROM done - started) * 1000), 0), \
+             (SELECT count(*) FROM {judged} WHERE NOT sure), \
+             (SELECT count(*) FROM {judged} WHERE (found AND NOT can) OR (NOT found AND sure)) \
+             FROM {index}_drains"
         ))?;
         let row = stats.first().cloned().unwrap_or_default();
         let num = |i: usize| row.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
@@ -337,6 +368,8 @@ impl PgShards {
             drains: num(2) as u64,
             drain_interval_ms: num(3),
             drain_ms: num(4),
+            unserved: num(5) as u64,
+            contradictions: num(6) as u64,
             seconds,
         })
     }
