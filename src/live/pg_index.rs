@@ -243,7 +243,10 @@ impl PgShards {
     /// each write, the writer looks its row up through the index by its
     /// first indexed attribute, and counts a miss when it is not there yet.
     /// Between writes it waits a random share of `period_ms`, so the writes
-    /// fall at every phase of the drains.
+    /// fall at every phase of the drains. Each lookup is also judged by the
+    /// coordinator's clock against the drains' recorded times
+    /// ([`StaleReads::unserved`], [`StaleReads::contradictions`]), which no
+    /// load on the machine can blur.
     pub fn stale_reads(
         &self,
         table: &str,
