@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-/// An I/O error inside an [`Error`], shared so that `Error` stays `Clone`;
+/// An I/O error inside an [`Error`](super::Error), shared so that `Error` stays `Clone`;
 /// two are equal when their kind and text are.
 #[derive(Debug, Clone)]
 pub struct IoError(std::sync::Arc<std::io::Error>);

@@ -25,8 +25,8 @@ use crate::tutor::check::{Check, Checks};
 use crate::{Error, Result};
 
 impl Checks {
-    /// Reads observed (`observed`, e.g. a live proxy's
-    /// [`Versions`](crate::live::Versions) against the database) beside the
+    /// Reads observed (`observed`, e.g. a live proxy's `live::Versions`
+    /// against the database, feature `proxies`) beside the
     /// crate's `predicted` ones, over the same `keys` in the same order:
     /// fresh, stale and missed reads (failed reads too, when either side
     /// has some), then every key with its predicted outcome, the first that

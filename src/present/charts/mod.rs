@@ -309,9 +309,9 @@ mod shard_map;
 pub use bar::{bar_chart, counts_chart, BarChart};
 pub use heatmap::{heatmap, Heatmap, Scale};
 pub use histogram::{histogram, Histogram};
-pub use line::{line_chart, LineChart};
-pub use ring::{ring_diagram, RingDiagram};
-pub use shard_map::{shard_map, ShardMap};
+pub use line::{line_chart, LineChart, MAX_SERIES_POINTS};
+pub use ring::{ring_diagram, RingDiagram, MAX_ARCS, SECTORS};
+pub use shard_map::{shard_map, ShardMap, MAX_SHARDS_DRAWN};
 
 // ---------------------------------------------------------------- series
 
