@@ -345,11 +345,12 @@ impl PgShards {
         // read takes its snapshot between `read_from` and `read_by`. So a drain
         // surely serves a read when it starts after `wrote_by` and is done
         // before `read_from`, and can only serve it when it overlaps the span
-        // from `wrote_from` to `read_by`.
+        // from `wrote_from` to `read_by`. Two stamps in the same microsecond
+        // may be in either order: `sure` wants strictly later, `can` allows equal.
         let judged = format!(
             "(SELECT found, \
-               EXISTS (SELECT 1 FROM {index}_drains d WHERE d.started >= r.wrote_by AND d.done <= r.read_from) AS sure, \
-               EXISTS (SELECT 1 FROM {index}_drains d WHERE d.done > r.wrote_from AND d.started < r.read_by) AS can \
+               EXISTS (SELECT 1 FROM {index}_drains d WHERE d.started > r.wrote_by AND d.done < r.read_from) AS sure, \
+               EXISTS (SELECT 1 FROM {index}_drains d WHERE d.done >= r.wrote_from AND d.started <= r.read_by) AS can \
              FROM {index}_reads r) v"
         );
         let stats = self.coordinator.rows(&format!(
