@@ -347,19 +347,17 @@ impl PgShards {
         // before `read_from`, and can only serve it when it overlaps the span
         // from `wrote_from` to `read_by`. Two stamps in the same microsecond
         // may be in either order: `sure` wants strictly later, `can` allows equal.
-        let judged = format!(
-            "(SELECT found, \
-               EXISTS (SELECT 1 FROM {index}_drains d WHERE d.started > r.wrote_by AND d.done < r.read_from) AS sure, \
-               EXISTS (SELECT 1 FROM {index}_drains d WHERE d.done >= r.wrote_from AND d.started <= r.read_by) AS can \
-             FROM {index}_reads r) v"
-        );
         let stats = self.coordinator.rows(&format!(
-            "SELECT (SELECT count(*) FROM {index}_reads), (SELECT count(*) FROM {index}_reads WHERE NOT found), \
-             count(*), coalesce(extract(epoch FROM max(started) - min(started)) * 1000 / nullif(count(*) - 1, 0), 0), \
-             coalesce(avg(extract(epoch FROM done - started) * 1000), 0), \
-             (SELECT count(*) FROM {judged} WHERE NOT sure), \
-             (SELECT count(*) FROM {judged} WHERE (found AND NOT can) OR (NOT found AND sure)) \
-             FROM {index}_drains"
+            "SELECT reads.*, drains.*, judged.* FROM \
+             (SELECT count(*), count(*) FILTER (WHERE NOT found) FROM {index}_reads) reads, \
+             (SELECT count(*), coalesce(extract(epoch FROM max(started) - min(started)) * 1000 / nullif(count(*) - 1, 0), 0), \
+               coalesce(avg(extract(epoch FROM done - started) * 1000), 0) FROM {index}_drains) drains, \
+             (SELECT count(*) FILTER (WHERE NOT sure), \
+               count(*) FILTER (WHERE (found AND NOT can) OR (NOT found AND sure)) FROM \
+               (SELECT found, \
+                 EXISTS (SELECT 1 FROM {index}_drains d WHERE d.started > r.wrote_by AND d.done < r.read_from) AS sure, \
+                 EXISTS (SELECT 1 FROM {index}_drains d WHERE d.done >= r.wrote_from AND d.started <= r.read_by) AS can \
+               FROM {index}_reads r) v) judged"
         ))?;
         let row = stats.first().cloned().unwrap_or_default();
         let num = |i: usize| row.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
