@@ -4,52 +4,49 @@ This is what the Jupyter kernelspec `rust` that `make setup` writes into
 .venv/share/jupyter/kernels/rust runs (see kernel/README.md). Standard library
 only. Before it hands over to evcxr_jupyter (exec, same process) it sets:
 
-EVCXR_TMPDIR     a build directory kept between kernels, one per notebook folder
-                 and per kernel running at the same time:
-                   ~/.cache/reshard/kernels/<folder>-<hash>/kernel-<n>/build
-                 A restarted kernel finds reshard, md-5, rayon... already built
-                 there, so cargo only checks fingerprints instead of recompiling
-                 the crate (evcxr normally builds in a fresh temporary directory
-                 that it deletes when the kernel stops). A lock file keeps two
-                 live kernels out of one directory. Unchanged if already set.
-                 A new slot (a second kernel open on the folder, a new folder)
-                 starts from a copy of another kept build (seed_slot), so it
-                 builds only what differs instead of everything (about 75 CPU s).
-                 The folder's path goes into <folder>-<hash>/folder.txt, and each
-                 start first deletes the kept builds of folders that no longer exist
-                 (prune_kept: a deleted clone's 190-700 MB).
+EVCXR_TMPDIR     a build directory kept between kernels: ~/.cache/reshard/kernels/kernel-<n>/build,
+                 the first slot no running kernel holds (a lock file, held by evcxr and its
+                 cargo until they exit). A restarted kernel finds reshard, md-5, rayon...
+                 built there, so cargo only checks fingerprints (evcxr normally builds in a
+                 fresh temporary directory that it deletes when the kernel stops). The slots
+                 do not depend on the notebook's folder: notebooks/ and workspace/ of one
+                 clone share their builds. A new slot (a second kernel open at the same time)
+                 starts as a whole copy of another slot's build (seed_slot), never a mix of
+                 two. Units whose sources are gone (a deleted clone's reshard) are deleted at
+                 start (prune_dead_units). Unchanged if already set.
+RUSTC_WRAPPER    kernel/rustc-guard (unless a wrapper is already set): when a cell cannot load a
+                 crate of the kept build (rustc's E0460/E0463...), `launch.py --guard` builds
+                 the slot afresh beside it, once, swaps it in and compiles the cell again
+                 (guard()); one line on the kernel's log and in <slot>/guard.log says so.
 <slot>/.cargo/config.toml
-                 compiles the cells themselves (evcxr's crate `ctx`) at opt-level 0,
-                 while reshard and its dependencies keep evcxr's opt-level (2): a
-                 cell's own code is a few lines of glue, its heavy work runs inside
-                 reshard. Cuts a cell's CPU by 30-50%. Cargo reads
-                 this file because it sits above the build directory. Set
-                 RESHARD_CELL_OPT=2 (or 1, 3, s, z) for another level, or =evcxr to
-                 leave the cells at evcxr's `:opt` (no file written).
-EVCXR_CONFIG_DIR a directory with an init.evcxr made of kernel/init.evcxr followed
-                 by your own init.evcxr (your prelude.rs and evcxr.toml are
-                 copied too), so your evcxr settings still apply and win: the
-                 slot's config/, or for a kernel without a slot a folder named by
-                 its content beside the kept builds (shared_config).
+                 compiles the cells themselves (evcxr's crate `ctx`) at opt-level 0, while
+                 reshard and its dependencies keep evcxr's opt-level (2): a cell's own code is
+                 a few lines of glue, its heavy work runs inside reshard. Cuts a cell's CPU by
+                 30-50%. Cargo reads this file because it sits above the build directory. Set
+                 RESHARD_CELL_OPT=2 (or 1, 3, s, z) for another level, or =evcxr to leave the
+                 cells at evcxr's `:opt` (no file written).
+EVCXR_CONFIG_DIR a directory with an init.evcxr made of kernel/init.evcxr followed by your own
+                 init.evcxr (your prelude.rs and evcxr.toml are copied too), so your evcxr
+                 settings still apply and win: the slot's config/, or for a kernel without a
+                 slot a folder named by its content beside the kept builds (shared_config).
                  Unchanged if already set (the notebook tests set their own).
+RUST_SRC_PATH    (unless already set) a view of the toolchain's rust-src for evcxr's embedded
+                 rust-analyzer: library/ without its Cargo.toml (so it reads the standard
+                 library's own crates, not libc, hashbrown... through `cargo metadata`) and
+                 without core::arch and core::simd, kept in ~/.cache/reshard/rust-src-<hash>.
+                 About 3 CPU seconds less per kernel start and first cell.
+                 RESHARD_RUST_SRC=full: none.
 
-RUST_SRC_PATH    (unless already set) a view of the toolchain's rust-src for evcxr's
-                 embedded rust-analyzer: library/ without its Cargo.toml (so it
-                 reads the standard library's own crates, not libc, hashbrown...
-                 through `cargo metadata`) and without core::arch and core::simd,
-                 kept in ~/.cache/reshard/rust-src-<hash>. About 3 CPU seconds less
-                 per kernel start and first cell. RESHARD_RUST_SRC=full: none.
-
+RESHARD_KERNEL_CACHE=DIR  the slots' folder instead of ~/.cache/reshard/kernels.
 RESHARD_KERNEL_THROWAWAY=1  (set by the tests for notebooks they copy into a temporary
-                 folder) no kept build directory: evcxr's own throwaway one. Anything else,
-                 wherever the checkout lies (a clone under /tmp too), keeps its build.
+                 folder) no kept build directory: evcxr's own throwaway one.
 RESHARD_GRADING=1  (set by nbgrader/nbgrader_config.py for `nbgrader autograde`) adds
                  `:preserve_vars_on_panic 0` last, so a panicking check cell is an error
                  the grader sees, not a success with a message on stderr.
 
 Also `launch.py --install --evcxr PATH --prefix DIR` writes the kernelspec, and adds
 the toolchain's rust-src component with rustup when it is missing (evcxr needs it).
-Delete ~/.cache/reshard/kernels at any time to get the rest of the disk space back.
+Delete ~/.cache/reshard/kernels at any time to get the disk space back.
 """
 
 from __future__ import annotations
@@ -68,7 +65,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 INIT = HERE / "init.evcxr"
 KERNEL_NAME = "rust"
-MAX_KERNELS = 32  # live kernels per notebook folder before falling back to a throwaway dir
+MAX_KERNELS = 32  # kernels running at once with a kept build; more get a throwaway one
 
 
 def user_cache_dir() -> Path:
@@ -89,59 +86,76 @@ def user_evcxr_config_dir() -> Path:
 
 
 def kernels_root() -> Path:
+    """Where the kept builds live: one slot per kernel running at the same time (kernel-<n>)."""
     root = os.environ.get("RESHARD_KERNEL_CACHE")
     return Path(root) if root else user_cache_dir() / "reshard" / "kernels"
 
 
-def folder_key(cwd: Path) -> str:
-    name = re.sub(r"[^A-Za-z0-9_.-]", "_", cwd.name) or "root"
-    return f"{name}-{hashlib.sha1(str(cwd).encode()).hexdigest()[:8]}"
-
-
-FOLDER_RECORD = "folder.txt"  # in each kept folder: the notebook folder its builds are for
-
-
-def kept_folder(cwd: Path) -> Path:
-    """Where the kernels of notebook folder `cwd` keep their builds (kernels_root()/<name>-<hash>),
-    with `cwd` written in it (folder.txt) so that prune_kept can tell when that folder is gone."""
-    folder = kernels_root() / folder_key(cwd)
-    record = folder / FOLDER_RECORD
+def try_lock(path: Path):
+    """`path` opened and locked (flock, exclusive), or None when another process holds it (a
+    kernel running in that slot; cargo building, for its .cargo-lock). Opened for appending: a
+    holder's pid in it stays as it was. POSIX only (its callers check for fcntl first)."""
+    import fcntl
+    lock = open(path, "a")
     try:
-        if not record.is_file():
-            folder.mkdir(parents=True, exist_ok=True)
-            record.write_text(f"{cwd}\n", encoding="utf-8")
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
-        pass  # unrecorded: never pruned, as before
-    return folder
+        lock.close()
+        return None
+    return lock
 
 
-def prune_kept(root: Path) -> list[Path]:
-    """Delete the kept builds of notebook folders that no longer exist (a deleted or moved clone,
-    a test's temporary copy): 190-330 MB each kernel slot, which nothing else would ever reuse.
-    Left alone: a kept folder without a readable folder.txt (made before it was written), one
-    whose notebook folder exists or cannot be looked at now (_gone), and one with a kernel
-    running in it (a slot's lock held, as claim_slot takes it). Returns the folders deleted."""
+def _posix() -> bool:
     try:
-        import fcntl  # noqa: F401  (try_lock's)
-    except ImportError:  # Windows: no flock, no kept builds (claim_slot)
-        return []
-    try:
-        kept = list(root.iterdir())
-    except OSError:
+        import fcntl  # noqa: F401
+    except ImportError:  # Windows: no flock, so no kept builds (evcxr's throwaway directory)
+        return False
+    return True
+
+
+SLOT = re.compile(r"kernel-\d+")
+
+
+def claim_slot(root: Path):
+    """(slot, open lock file) for the first kernels_root()/kernel-<n> that no live kernel holds;
+    (None, None) on Windows or when MAX_KERNELS are running. The lock is inherited by evcxr and
+    its cargo (exec), so a slot stays taken until the last of them has exited."""
+    if not _posix():
+        return None, None
+    for n in range(MAX_KERNELS):
+        slot = root / f"kernel-{n}"
+        try:
+            slot.mkdir(parents=True, exist_ok=True)
+            lock = try_lock(slot / ".lock")
+        except OSError:
+            return None, None
+        if lock is None:
+            continue
+        os.set_inheritable(lock.fileno(), True)
+        lock.truncate(0)
+        lock.write(f"{os.getpid()}\n")
+        lock.flush()
+        return slot, lock
+    return None, None
+
+
+def drop_old_layout(root: Path) -> list[Path]:
+    """Delete the kept builds of launchers before 7 December 2026 (root/<folder>-<hash>/kernel-<n>,
+    one set per notebook folder), unless a kernel still runs in one of them. Some of them were
+    broken for good: the test pool copied one build's reshard into another whose serde_json had
+    been compiled elsewhere (kernel/README.md, "Why a build is copied whole or not at all")."""
+    if not _posix():
         return []
     deleted = []
-    for folder in kept:
-        try:
-            origin = Path((folder / FOLDER_RECORD).read_text(encoding="utf-8").strip())
-        except (OSError, ValueError):
-            continue  # no record (made before folder.txt, or not a kept folder), or unreadable
-        if not origin.is_absolute() or not _gone(origin):
-            continue
+    try:
+        old = [d for d in root.iterdir() if d.is_dir() and not SLOT.fullmatch(d.name)]
+    except OSError:
+        return []
+    for folder in old:
         locks = []
         try:
-            for lock_path in folder.glob("kernel-*/.lock"):
-                locks.append(try_lock(lock_path))
-            if all(locks):  # no kernel runs there
+            locks = [try_lock(lock) for lock in folder.glob("kernel-*/.lock")]
+            if all(locks):
                 shutil.rmtree(folder)
                 deleted.append(folder)
         except OSError:
@@ -152,90 +166,44 @@ def prune_kept(root: Path) -> list[Path]:
     return deleted
 
 
-def _gone(path: Path) -> bool:
-    """True only when `path` certainly does not exist: a folder that cannot be looked at now
-    (permissions, a drive that answers with an error) is not gone."""
-    try:
-        os.stat(path)
-    except (FileNotFoundError, NotADirectoryError):
-        return True
-    except (OSError, ValueError):
-        return False
-    return False
-
-
-def claim_slot(folder: Path):
-    """(slot dir, open lock file) for the first kernel-<n> no live kernel holds."""
-    try:
-        import fcntl  # noqa: F401  (try_lock's)
-    except ImportError:  # Windows: no flock; let evcxr use a throwaway directory
-        return None, None
-    for n in range(MAX_KERNELS):
-        slot = folder / f"kernel-{n}"
-        slot.mkdir(parents=True, exist_ok=True)
-        lock = try_lock(slot / ".lock")
-        if lock is None:
-            continue
-        # Inherited by evcxr_jupyter (exec) and its children: held until they exit.
-        os.set_inheritable(lock.fileno(), True)
-        lock.truncate(0)
-        lock.write(f"{os.getpid()}\n")
-        lock.flush()
-        return slot, lock
-    return None, None
-
-
 SEED_SKIP = ("incremental",)  # rustc's incremental state: only speeds up a rebuild of reshard
 SEED_SKIP_PREFIXES = ("libcode_", "ctx-", "libctx-", "libctx.")  # evcxr's cell crate, its libraries
-SEED_TRIES = 4  # source builds to try before building from nothing
-SEED_WAIT = 3.0  # seconds to wait for one of them while cargo is busy in each (a cell compiles in 0.3)
+SEED_WAIT = 3.0  # seconds to wait while cargo is busy in every source (a cell compiles in 0.3)
 
 
 def seed_slot(slot: Path) -> Path | None:
-    """Start a new slot's build as a copy of another kept build: its `build/target` without the
-    incremental state and the cells' own files. Returns the build copied, or None.
+    """Start a new slot's build as a whole copy of another slot's `build/target` (the most
+    recently built first), without the incremental state and the cells' own files. Returns the
+    build copied, or None (the slot already has a build, or nothing could be copied: evcxr then
+    builds from nothing, about 75 CPU seconds).
 
-    Without it a second kernel open on a folder (two labs at once), or the first kernel in a new
-    folder (the learner's workspace/ beside notebooks/), compiled md-5, rayon, plotters... and
-    reshard again: about 75 CPU seconds (45 s) before its first cell answered. Cargo finds the
-    copied artifacts fresh (it checks fingerprints and file times, which the copy keeps, and
-    build scripts' paths relative to the target directory), so only what differs is built:
-    nothing for the same checkout, reshard alone for another one. The sources are tried in
-    order (the same notebook folder's other slots first, then the most recently built). One
-    where cargo is building right now (its locks on the target directory held) is passed over,
-    for up to SEED_WAIT seconds in all: two kernels started together find the first one's
-    start-up build running. While one is copied its locks are held, so a kernel running there
-    waits for the copy before its next build. Nothing happens when the slot already has a
-    build, or none can be copied. The caller holds the slot (claim_slot)."""
+    A copy is made only while cargo is not running in the source (its locks held for the copy,
+    as cargo takes them), so it is a state cargo left, and every unit in it was compiled against
+    the dependencies beside it. That matters: serde_core includes a file from its build
+    directory, so its crate hash differs from one build directory to the next, and a reshard
+    copied on its own into a build whose serde_json was compiled elsewhere cannot be loaded
+    (E0460/E0463). Nothing is ever merged into a build that has one. Cargo finds the copied
+    units fresh (fingerprints don't depend on the build directory's path; the copy keeps file
+    times), so a second kernel's first cell costs 2-3 s, not 45. A source where cargo is
+    building right now is waited for, up to SEED_WAIT seconds in all."""
     target = slot / "build" / "target"
-    if target.exists():
-        return None
-    try:
-        import fcntl  # noqa: F401  (try_lock's)
-    except ImportError:
+    if target.exists() or not _posix():
         return None
     for stale in target.parent.glob(".target-seeding-*"):  # a copy cut short (a killed start)
         shutil.rmtree(stale, ignore_errors=True)
-    root = slot.parent.parent  # kernels_root(): every notebook folder's kept builds
 
-    def built(candidate: Path) -> float | None:  # when its dependencies were last built, or None
+    def built(candidate: Path) -> float | None:  # when its dependencies were last built
         try:
-            deps = [d for d in candidate.glob("*/debug/deps") if any(d.iterdir())]
-            return max(d.stat().st_mtime for d in deps)
+            return max(d.stat().st_mtime for d in candidate.glob("*/debug/deps") if any(d.iterdir()))
         except (OSError, ValueError):
             return None
 
     try:
-        folders = list(root.iterdir())
+        others = [s / "build" / "target" for s in slot.parent.iterdir() if s != slot and SLOT.fullmatch(s.name)]
     except OSError:
         return None
-    candidates = []  # (another folder's?, -when built, path): our folder first, then the newest
-    for folder in folders:
-        for other in folder.glob("kernel-*/build/target"):
-            when = built(other)
-            if when is not None:
-                candidates.append((folder != slot.parent, -when, str(other)))
-    sources = [Path(source) for _, _, source in sorted(candidates)[:SEED_TRIES]]
+    ranked = sorted((-when, str(t)) for t in others if (when := built(t)) is not None)
+    sources = [Path(t) for _, t in ranked]
     deadline = time.monotonic() + SEED_WAIT
     while sources:
         for source in list(sources):
@@ -272,149 +240,173 @@ def _cargo_locks(build: Path) -> list | None:
                 lock.close()
 
 
-def _unit_hash(name: str) -> str:
-    """"-<hash>" of a unit's name (.fingerprint/reshard-<hash>, deps/reshard-<hash>.d's stem)."""
-    return "-" + name.rsplit("-", 1)[-1]
-
-
-def _of_units(name: str, hashes) -> bool:
-    """Whether a file or folder of a build belongs to one of the units `hashes` ("-<hash>"):
-    deps/libreshard-<hash>.rlib, deps/reshard-<hash>.d, build/libm-<hash>/, .fingerprint/x-<hash>/."""
-    return any(h + "." in name or name.endswith(h) for h in hashes)
-
-
 def _copy_build(source: Path, target: Path) -> bool | None:
-    """Copy the build `source` to `target` (seed_slot): True when copied, None when cargo is
-    building there now (its locks held), False when the copy failed (nothing is left behind)."""
+    """Copy the build `source` whole to `target` (seed_slot): True when copied, None when cargo
+    is building there now, False when the copy failed (nothing is left behind)."""
     if not _profile_dirs(source):
         return False
     try:
         locks = _cargo_locks(source)
-    except OSError:  # its lock cannot be opened (a folder pruned meanwhile): not a source
+    except OSError:  # its lock cannot be opened (the slot deleted meanwhile): not a source
         return False
     if locks is None:
         return None
+    partial = target.with_name(f".target-seeding-{os.getpid()}")
+    skip = lambda _dir, names: {n for n in names if n in SEED_SKIP or n.startswith(SEED_SKIP_PREFIXES)}
     try:
-        partial = target.with_name(f".target-seeding-{os.getpid()}")
-        dead = set().union(*(_dead_units(d) for d in _profile_dirs(source)))
-        ignore = lambda _dir, names: {n for n in names if n in SEED_SKIP or n.startswith(SEED_SKIP_PREFIXES)
-                                      or _of_units(n, dead)}
-        try:
-            shutil.copytree(source, partial, symlinks=True, ignore=ignore)
-            os.replace(partial, target)
-        except OSError:
-            shutil.rmtree(partial, ignore_errors=True)
-            return False
+        shutil.copytree(source, partial, symlinks=True, ignore=skip)
+        os.replace(partial, target)
         return True
     except OSError:
+        shutil.rmtree(partial, ignore_errors=True)
         return False
     finally:
         for lock in locks:
             lock.close()
 
 
-def merge_build(source: Path, target: Path) -> int | None:
-    """Copy into the build `target` the units of the build `source` that it lacks: the test
-    pool's worker about to run a lab whose feature set the other worker has built (reshard
-    with "live", or without) takes that build instead of compiling it again. Returns the
-    number of units copied, or None when cargo stayed busy in `source` for SEED_WAIT seconds.
-    No kernel may be running in `target` (the pool calls it between a worker's jobs).
-
-    A unit (one compiled crate, one build script or its run) is named <crate>-<hash> in
-    .fingerprint/, and its files in deps/ and build/ carry the same -<hash>. A unit whose
-    fingerprint `target` lacks is copied whole, over any file of that hash left there (cargo
-    must not find a stale one under the copied fingerprint); its fingerprint goes last, so a
-    copy cut short leaves a unit that cargo builds again. Cargo then decides, as always, what
-    is fresh: a unit whose dependencies were rebuilt in `target` since is rebuilt there."""
-    deadline = time.monotonic() + SEED_WAIT
-    while (locks := _cargo_locks(source)) is None:
-        if time.monotonic() >= deadline:
-            return None
-        time.sleep(0.2)
-    try:
-        copied = 0
-        for profile_dir in _profile_dirs(source):
-            dest = target / profile_dir.relative_to(source)
-            dead = _dead_units(profile_dir)
-            try:
-                units = [u.name for u in (profile_dir / ".fingerprint").iterdir()
-                         if not u.name.startswith(SEED_SKIP_PREFIXES)
-                         and not (dest / ".fingerprint" / u.name).exists()
-                         and _unit_hash(u.name) not in dead]
-            except OSError:
-                continue
-            hashes = {_unit_hash(u) for u in units if "-" in u}
-            for sub in ("deps", "build"):
-                try:
-                    entries = list((profile_dir / sub).iterdir())
-                except OSError:
-                    continue
-                for entry in entries:
-                    if _of_units(entry.name, hashes):
-                        _replace_with_copy(entry, dest / sub / entry.name)
-            for unit in units:
-                _replace_with_copy(profile_dir / ".fingerprint" / unit, dest / ".fingerprint" / unit)
-                copied += 1
-        return copied
-    finally:
-        for lock in locks:
-            lock.close()
-
-
-def _replace_with_copy(src: Path, dst: Path) -> None:
-    """dst becomes a copy of src (a file or a folder, file times kept), copied beside it first."""
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    tmp = dst.with_name(f".{dst.name}.merging-{os.getpid()}")
-    try:
-        if src.is_dir():
-            shutil.rmtree(tmp, ignore_errors=True)
-            shutil.copytree(src, tmp, symlinks=True)
-            if dst.exists():
-                shutil.rmtree(dst)
-        else:
-            shutil.copy2(src, tmp)
-        os.replace(tmp, dst)
-    except OSError:
-        shutil.rmtree(tmp, ignore_errors=True) if tmp.is_dir() else tmp.unlink(missing_ok=True)
-        raise
-
-
-def _dead_units(profile_dir: Path) -> set[str]:
-    """The "-<hash>" of the units in a profile directory whose sources are gone: reshard built for
-    a clone deleted since. A seed or a merge leaves them out, or every copy would carry them on
-    to the next (each 30 MB, never used: their crate's path no longer exists). A unit's dep-info
-    (deps/<crate>-<hash>.d) names its sources after the first ": ", its crate root first."""
-    dead = set()
-    try:
-        infos = list((profile_dir / "deps").glob("*.d"))
-    except OSError:
-        return dead
-    for info in infos:
+def prune_dead_units(target: Path) -> int:
+    """Delete from a build we hold (no cargo runs in it) the units whose sources are gone:
+    reshard built for a clone deleted since (30 MB each, never used again), as a unit's dep-info
+    (deps/<crate>-<hash>.d) says, its crate root first. Cargo rebuilds anything that depended on
+    one (it compares the outputs' times), so deleting a unit never leaves a build inconsistent.
+    Returns the number of units deleted."""
+    pruned = 0
+    for profile in _profile_dirs(target):
         try:
-            with open(info, encoding="utf-8", errors="replace") as f:
-                first = f.readline()
+            infos = list((profile / "deps").glob("*.d"))
         except OSError:
             continue
-        root = re.match(r"((?:\\ |[^ ])+)", first.partition(": ")[2].strip())
-        if root and "-" in info.stem:
-            path = Path(root.group(1).replace("\\ ", " "))
-            if path.is_absolute() and _gone(path):
-                dead.add(_unit_hash(info.stem))
-    return dead
+        dead = set()
+        for info in infos:
+            try:
+                with open(info, encoding="utf-8", errors="replace") as f:
+                    first = f.readline()
+            except OSError:
+                continue
+            root = re.match(r"((?:\\ |[^ ])+)", first.partition(": ")[2].strip())
+            if root and "-" in info.stem:
+                path = Path(root.group(1).replace("\\ ", " "))
+                if path.is_absolute() and _gone(path):
+                    dead.add("-" + info.stem.rsplit("-", 1)[1])
+        for sub in ("deps", "build", ".fingerprint"):
+            try:
+                entries = list((profile / sub).iterdir())
+            except OSError:
+                continue
+            for entry in entries:
+                if any(h + "." in entry.name or entry.name.endswith(h) for h in dead):
+                    shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink(missing_ok=True)
+        pruned += len(dead)
+    return pruned
 
 
-def try_lock(path: Path):
-    """`path` opened and locked (flock, exclusive), or None when another process holds it (a
-    kernel running in that slot; cargo building, for its .cargo-lock). Opened for appending: a
-    holder's pid in it stays as it was. POSIX only (its callers check for fcntl first)."""
-    import fcntl
-    lock = open(path, "a")
+def _gone(path: Path) -> bool:
+    """True only when `path` certainly does not exist: a folder that cannot be looked at now
+    (permissions, a drive that answers with an error) is not gone."""
     try:
-        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return True
+    except (OSError, ValueError):
+        return False
+    return False
+
+
+# ---- the guard: a kept build that cannot load reshard is built afresh, once --------------------
+
+GUARD = HERE / "rustc-guard"  # RUSTC_WRAPPER of a kernel with a kept slot (see guard())
+# rustc's errors for a crate found but not loadable: E0460 found possibly newer version of a
+# dependency, E0461 wrong target, E0462 a staticlib, E0463 can't find crate, E0464 multiple
+# candidates, E0514 another rustc, E0786 invalid metadata
+LOAD_ERRORS = re.compile(r"\b(E0460|E0461|E0462|E0463|E0464|E0514|E0786)\b")
+CRATE_NAMED = re.compile(r"`([A-Za-z_][A-Za-z0-9_]*)`")  # `reshard` in "can't find crate for `reshard`"
+CARGO_CHILD_ENV = ("CARGO_PKG_", "CARGO_MANIFEST_", "CARGO_CRATE_NAME", "CARGO_PRIMARY_PACKAGE",
+                   "CARGO_RUSTC_CURRENT_DIR", "CARGO_MAKEFLAGS", "CARGO_BIN_NAME", "CARGO_SBOM_PATH",
+                   "MAKEFLAGS", "MFLAGS", "OUT_DIR", "RUSTC_WRAPPER", "CARGO_BUILD_RUSTC_WRAPPER")
+
+
+def guard(stderr_file: str, rustc: list[str]) -> int:
+    """Called by kernel/rustc-guard when rustc failed to compile a cell (evcxr's crate `ctx`)
+    with one of LOAD_ERRORS naming a crate that the kept build holds: the build is inconsistent
+    (a unit compiled against another build's dependencies), and cargo cannot see it, because its
+    fingerprints don't change. Builds the slot afresh beside it, with the cargo and the flags of
+    this build, puts that build in the place of the old one (cargo holds the slot's locks for
+    us: nothing else runs there), then compiles the cell again. Once per kernel: a second
+    failure is the cell's own. One line on the kernel's log says so, and <slot>/guard.log keeps
+    it. Returns rustc's exit code, its errors on stderr as cargo expects them."""
+    text = Path(stderr_file).read_text(encoding="utf-8", errors="replace")
+    slot = Path(os.environ.get("RESHARD_KERNEL_SLOT", ""))
+    deps = next((a.split("=", 1)[1] for a in rustc if a.startswith("dependency=")), None)
+    named = {m for line in text.splitlines() if LOAD_ERRORS.search(line) for m in CRATE_NAMED.findall(line)}
+    ours = sorted(n for n in named if deps and any(Path(deps).glob(f"lib{n}-*.rlib")))
+    marker = slot / f".guarded-{os.environ.get('RESHARD_KERNEL_PID', '')}"
+    target = slot / "build" / "target"
+    if not ours or not slot.name or marker.exists() or not target.is_dir():
+        sys.stderr.write(text)
+        return 1
+    marker.touch()
+    t0 = time.monotonic()
+    what = f"could not load `{'`, `'.join(ours)}` from the kept build in {slot}"
+    _say(slot, f"reshard kernel: the cell {what} (built in another build directory); "
+               "building it afresh, once (about a minute)")
+    ok = _build_afresh(slot, rustc)
+    _say(slot, f"reshard kernel: {slot.name} built afresh in {time.monotonic() - t0:.0f} s"
+               if ok else f"reshard kernel: building {slot.name} afresh failed; delete {slot} to start over")
+    return subprocess.run(rustc).returncode
+
+
+def _say(slot: Path, line: str) -> None:
+    """A line on the kernel's log (its stderr: JupyterLab's terminal) and in <slot>/guard.log."""
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+    try:
+        with open(slot / "guard.log", "a", encoding="utf-8") as f:
+            f.write(f"{stamp} {line}\n")
     except OSError:
-        lock.close()
-        return None
-    return lock
+        pass
+    try:
+        with open(f"/proc/{int(os.environ['RESHARD_KERNEL_PID'])}/fd/2", "w", encoding="utf-8") as f:
+            f.write(line + "\n")
+    except (OSError, KeyError, ValueError):
+        sys.stderr.write(line + "\n")
+
+
+def _build_afresh(slot: Path, rustc: list[str]) -> bool:
+    """Build the slot's crate (evcxr's Cargo.toml) in a new directory beside it with the same
+    cargo, rustc, flags and target, then swap its profile directories' contents into the kept
+    build. The unit hashes are those of the old build (they don't depend on the directory), so
+    the cell's rustc command, run again, finds its crates where it looks."""
+    build = slot / "build"
+    target, afresh = build / "target", build / ".target-afresh"
+    shutil.rmtree(afresh, ignore_errors=True)
+    triple = rustc[rustc.index("--target") + 1] if "--target" in rustc[:-1] else None
+    env = {k: v for k, v in os.environ.items() if not k.startswith(CARGO_CHILD_ENV)}
+    env.update(CARGO_TARGET_DIR=str(afresh), CARGO_BUILD_BUILD_DIR=str(afresh))
+    cargo = os.environ.get("CARGO") or shutil.which("cargo") or "cargo"
+    argv = [cargo, "build", "--message-format=short"] + (["--target", triple] if triple else [])
+    try:
+        subprocess.run(argv, cwd=build, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL, timeout=3600)  # the cell's own errors don't matter here
+    except (OSError, subprocess.SubprocessError):
+        return False
+    fresh = _profile_dirs(afresh)
+    if not any((d / ".fingerprint").is_dir() for d in fresh):
+        shutil.rmtree(afresh, ignore_errors=True)
+        return False
+    trash = build / f".target-old-{os.getpid()}"
+    for profile in fresh:
+        old = target / profile.relative_to(afresh)
+        old.mkdir(parents=True, exist_ok=True)
+        for name in ("deps", "build", ".fingerprint", "incremental", "examples"):
+            if (old / name).exists():
+                dest = trash / profile.relative_to(afresh) / name
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(old / name, dest)
+            if (profile / name).exists():
+                os.replace(profile / name, old / name)
+    shutil.rmtree(trash, ignore_errors=True)
+    shutil.rmtree(afresh, ignore_errors=True)
+    return True
 
 
 GRADING_INIT = (
@@ -624,23 +616,27 @@ def launch(evcxr_given: str | None, evcxr_args: list[str]) -> int:
         return 1
     env = with_cargo_bin(dict(os.environ))
     grading = env.get("RESHARD_GRADING") == "1"
-    cwd = Path.cwd().resolve()
     if env.get("RESHARD_KERNEL_THROWAWAY") == "1":
         slot, _lock = None, None  # a test's notebook in a temporary folder: nothing worth keeping
-    else:  # wherever the checkout lies (a clone under /tmp too): keep the build
-        prune_kept(kernels_root())  # first, the builds of folders deleted since
-        slot, _lock = claim_slot(kept_folder(cwd))
+    else:  # wherever the notebook lies: the first kept build no running kernel holds
+        root = kernels_root()
+        drop_old_layout(root)
+        slot, _lock = claim_slot(root)
     if slot is not None:
         if "EVCXR_TMPDIR" not in env:
             env["EVCXR_TMPDIR"] = str(slot / "build")
             write_cell_profile(slot, env.get("RESHARD_CELL_OPT"))
             seeded = seed_slot(slot)
             if seeded is not None:
-                print(f"reshard kernel: {slot.name} of {slot.parent.name} starts from a copy of the "
-                      f"build in {seeded.parent.parent}", file=sys.stderr, flush=True)
+                print(f"reshard kernel: {slot.name} starts from a copy of {seeded.parent.parent.name}'s "
+                      "build", file=sys.stderr, flush=True)
+            prune_dead_units(slot / "build" / "target")
+            set_guard(env, slot)
         if "EVCXR_CONFIG_DIR" not in env:
             write_config(slot / "config", grading)
             env["EVCXR_CONFIG_DIR"] = str(slot / "config")
+    elif env.get("RESHARD_KERNEL_SLOT") and env.get("EVCXR_TMPDIR"):  # the test pool's worker's slot
+        set_guard(env, Path(env["RESHARD_KERNEL_SLOT"]))
     elif "EVCXR_CONFIG_DIR" not in env:
         env["EVCXR_CONFIG_DIR"] = str(shared_config(grading))
     libdir = rust_libdir(env) if os.name != "nt" else None
@@ -657,6 +653,16 @@ def launch(evcxr_given: str | None, evcxr_args: list[str]) -> int:
             env["RUST_SRC_PATH"] = src
     os.execve(evcxr, [evcxr, *evcxr_args], env)
     return 1  # not reached
+
+
+def set_guard(env: dict, slot: Path) -> None:
+    """Run the cells' rustc through kernel/rustc-guard (RUSTC_WRAPPER), which calls guard()
+    when a cell cannot load a crate of the kept build. Not where a wrapper is already set
+    (sccache, evcxr's own `:cache`: theirs wins) or on Windows (no sh)."""
+    if os.name == "nt" or env.get("RUSTC_WRAPPER") or env.get("CARGO_BUILD_RUSTC_WRAPPER"):
+        return
+    env.update(RUSTC_WRAPPER=str(GUARD), RESHARD_KERNEL_SLOT=str(slot), RESHARD_KERNEL_PID=str(os.getpid()),
+               RESHARD_GUARD_PYTHON=sys.executable, RESHARD_GUARD_LAUNCH=str(Path(__file__).resolve()))
 
 
 def evcxr_version(evcxr: str) -> str | None:
@@ -710,6 +716,7 @@ def install(evcxr_given: str | None, prefix: Path, python: str) -> int:
 def main(argv: list[str]) -> int:
     evcxr = None
     install_prefix = None
+    guard_stderr = None
     python = sys.executable
     while argv and argv[0] != "--":
         opt = argv.pop(0)
@@ -721,11 +728,15 @@ def main(argv: list[str]) -> int:
             install_prefix = Path(argv.pop(0))
         elif opt == "--python":
             python = argv.pop(0)
+        elif opt == "--guard":  # kernel/rustc-guard: FILE (rustc's stderr) -- rustc ARGS...
+            guard_stderr = argv.pop(0)
         else:
             print(f"launch.py: unknown option {opt}\n{__doc__}", file=sys.stderr)
             return 2
     if argv[:1] == ["--"]:
         argv = argv[1:]
+    if guard_stderr is not None:
+        return guard(guard_stderr, argv)
     if install_prefix is not None:
         return install(evcxr, install_prefix, python)
     return launch(evcxr, argv)

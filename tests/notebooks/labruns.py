@@ -3,20 +3,21 @@
 The notebook tests (conftest.py's fixtures `executed_lab` and `kernel_pool`) and `make
 notebooks` run kernels through a KernelPool: NB_JOBS workers (default: the machine's cores, at
 most 4), each owning one kept kernel build directory, so two labs run at once on two cores and
-nothing compiles reshard twice in a folder it has already been built in.
+nothing compiles reshard twice in a slot it has already been built in.
 
 KernelPool
-    Each worker claims a slot of notebooks/'s kept builds (kernel/launch.py's
-    ~/.cache/reshard/kernels/notebooks-<hash>/kernel-<n>, the ones `make lab-teacher` uses, locked
-    for as long as the pool lives) and runs its jobs — `nbrun.py` subprocesses, or nbgrader — with
-    EVCXR_TMPDIR pointing there. A kernel started in another folder (the learner's copy in
-    .workspace-test/, nbgrader's autograded/<student>/, a student edition in a temporary folder)
-    therefore reuses reshard as built for notebooks/ (every `:dep` names the same crate by an
-    absolute path once evcxr has resolved it), instead of compiling it again for that folder.
-    Jobs run in priority order (lower first; labs 10, checks of a derivative 0). A new slot
-    starts from a copy of a kept build (launch.seed_slot); a worker that takes a job whose
-    build (feature set) another worker has finished a job with copies that build's units
-    (launch.merge_build) instead of compiling reshard a second time.
+    Each worker claims a kept build slot (kernel/launch.py's ~/.cache/reshard/kernels/kernel-<n>,
+    the ones every kernel of this machine uses, locked for as long as the pool lives) and runs
+    its jobs — `nbrun.py` subprocesses, or nbgrader — with EVCXR_TMPDIR pointing there and
+    launch.py's guard on (RESHARD_KERNEL_SLOT). A kernel started in another folder (the
+    learner's copy in .workspace-test/, nbgrader's autograded/<student>/) therefore reuses
+    reshard as built there: every `:dep` names the same crate by an absolute path once evcxr
+    has resolved it. Jobs run in priority order (lower first; labs 10, checks of a derivative
+    0). A new slot starts as a whole copy of a kept build (launch.seed_slot). Each feature set
+    of the crate is one build of reshard in a slot (about a minute of CPU), so a worker takes
+    the jobs of the builds it holds first; a build is never copied from one worker's slot into
+    another's (their serde_json was compiled in different directories, and rustc then cannot
+    load a reshard compiled against the other's: kernel/README.md).
 
 LabRuns
     Executes each lab once (`nbrun.py --out BUILD`), longest first (the previous session's times
@@ -179,35 +180,22 @@ class Job:
 
 
 class Worker:
-    """A worker thread's build directory and the builds of the crate it holds (`keys`, kept in
-    <slot>/reshard-builds.json across sessions; `ready`, those a job of it has finished with,
-    which another worker may copy)."""
+    """A worker thread's build directory and the builds of the crate it holds (`keys`: the
+    feature sets a job of it has asked for in this session)."""
 
     def __init__(self, n: int, slot: Path | None, lock):
         self.n, self.slot, self.lock = n, slot, lock
         self.env = {}
         self.keys: set = set()
-        self.ready: set = set()  # the builds of keys a job of this worker has finished with
         if slot is not None:
             launch.write_cell_profile(slot, os.environ.get("RESHARD_CELL_OPT"))
-            # the build directory is given: launch.py claims no slot of the kernel's own folder
-            self.env = {"EVCXR_TMPDIR": str(slot / "build"), "RESHARD_KERNEL_THROWAWAY": "1"}
-            try:
-                self.keys = set(json.loads((slot / "reshard-builds.json").read_text(encoding="utf-8")))
-            except (OSError, ValueError):
-                pass
-            if not (slot / "build" / "target").is_dir():
-                self.keys = set()
-            self.ready = set(self.keys)  # an earlier session's (cargo checks them anyway)
+            # the build directory is given: launch.py claims no slot, and guards this one
+            self.env = {"EVCXR_TMPDIR": str(slot / "build"), "RESHARD_KERNEL_THROWAWAY": "1",
+                        "RESHARD_KERNEL_SLOT": str(slot)}
 
     def built(self, key):
-        if key is None or self.slot is None or key in self.keys:
-            return
-        self.keys.add(key)
-        try:
-            (self.slot / "reshard-builds.json").write_text(json.dumps(sorted(self.keys)), encoding="utf-8")
-        except OSError:
-            pass
+        if key is not None and self.slot is not None:
+            self.keys.add(key)
 
 
 class KernelPool:
@@ -238,9 +226,12 @@ class KernelPool:
     def _claim(self, n: int) -> Worker:
         if os.environ.get("EVCXR_TMPDIR"):  # the reader chose one: one worker, theirs
             return Worker(n, None, None)
-        slot, lock = launch.claim_slot(launch.kept_folder(NOTEBOOKS_DIR.resolve()))
-        if slot is not None:  # a new slot starts from a copy of a kept build, as a kernel's does
+        root = launch.kernels_root()
+        launch.drop_old_layout(root)
+        slot, lock = launch.claim_slot(root)
+        if slot is not None:  # as a kernel's start does: a new slot starts from a copy of a kept build
             launch.seed_slot(slot)
+            launch.prune_dead_units(slot / "build" / "target")
         return Worker(n, slot, lock)  # slot None (no flock, every slot taken): as launch.py decides
 
     def _start(self):
@@ -360,33 +351,19 @@ class KernelPool:
                         self._active.append(job)
                         break
                     self._cond.wait()
-                donor = None
-                if job.key is not None and job.key not in w.keys:
-                    # another worker that has finished a job with this build: copy it, not compile it
-                    donor = next((o for o in self._workers if o is not w and o.slot is not None
-                                  and job.key in o.ready), None)
-                    w.built(job.key)  # others now leave this build's jobs to w
+                w.built(job.key)  # others now leave this build's jobs to w
             if not job.future.set_running_or_notify_cancel():
                 with self._cond:
                     self._active.remove(job)
                     self._cond.notify_all()
                 continue
-            if donor is not None and w.slot is not None:
-                try:
-                    launch.merge_build(donor.slot / "build" / "target", w.slot / "build" / "target")
-                except OSError:
-                    pass  # the job's kernel builds what is missing, as before
-            ok = False
             try:
                 done = self._run(job.argv, job.cwd, {**os.environ, **w.env, **job.env})
-                ok = done.returncode == 0
                 job.future.set_result(done)
             except BaseException as e:  # noqa: BLE001  handed to whoever waits
                 job.future.set_exception(e)
             finally:
                 with self._cond:
-                    if ok and job.key is not None:
-                        w.ready.add(job.key)
                     self._active.remove(job)
                     self._cond.notify_all()
 

@@ -22,12 +22,15 @@ def test_each_worker_owns_a_build_directory_and_reports_cpu(cache):
     pool = labruns.KernelPool(2)
     try:
         code = ("import os, time\ntime.sleep(0.3)\nwhile time.process_time() < 0.2: pass\n"
-                "print(os.environ['EVCXR_TMPDIR'])")
+                "print(os.environ['EVCXR_TMPDIR'], os.environ['RESHARD_KERNEL_SLOT'])")
         done = [pool.submit([sys.executable, "-c", code]) for _ in range(4)]
-        dirs = {f.result().output.strip() for f in done}
+        pairs = {tuple(f.result().output.split()) for f in done}
+        dirs = {d for d, _ in pairs}
     finally:
         pool.close()
     assert len(dirs) == 2 and all(d.startswith(str(cache)) and d.endswith("/build") for d in dirs), dirs
+    # the kernels get launch.py's guard on the worker's slot (RESHARD_KERNEL_SLOT)
+    assert all(labruns.Path(d).parent == labruns.Path(s) for d, s in pairs), pairs
     assert all(f.result().returncode == 0 and f.result().cpu >= 0.2 for f in done)
     # each slot has the cells' profile beside its build directory, as launch.py writes it
     assert all((labruns.Path(d).parent / ".cargo" / "config.toml").is_file() for d in dirs)
@@ -154,29 +157,6 @@ def test_jobs_submitted_as_a_batch_build_each_feature_set_once(cache):
     pool.close()
     # the idle worker took charts, not a second live job (two were waiting when it looked)
     assert dirs[0] == dirs[1] == dirs[2] != dirs[3], dirs
-
-
-def test_a_worker_copies_a_build_another_has_finished_with_instead_of_compiling_it(cache, monkeypatch):
-    copies = []
-    monkeypatch.setattr(labruns.launch, "merge_build", lambda source, target: copies.append((source, target)))
-    pool = labruns.KernelPool(2)
-    where = lambda secs, code=0: [sys.executable, "-c", f"import os, sys, time; time.sleep({secs}); "
-                                  f"print(os.environ['EVCXR_TMPDIR']); sys.exit({code})"]
-    with pool.batch():  # a: charts; b: live
-        first = pool.submit(where(0.2), key="charts")
-        live = pool.submit(where(3.0, code=1), key="live")  # fails: its build is not a donor's
-    a_dir = first.result(timeout=60).output.strip()
-    b_dir = live.result(timeout=60).output.strip()
-    assert a_dir != b_dir
-    busy = pool.submit(where(3.0), key="charts")  # a, for a while
-    threading.Event().wait(0.5)
-    with pool.batch():  # two charts jobs waiting: b takes one, a's build copied to it first
-        taken = [pool.submit(where(0.1), key="charts") for _ in range(2)]
-    assert busy.result(timeout=60).output.strip() == a_dir
-    assert b_dir in {f.result(timeout=60).output.strip() for f in taken}
-    pool.close()
-    slot = lambda d: labruns.Path(d).parent
-    assert copies == [(slot(a_dir) / "build" / "target", slot(b_dir) / "build" / "target")], copies
 
 
 def test_a_job_that_runs_alone_waits_for_the_users_still_expected(cache):

@@ -41,29 +41,41 @@ def test_a_checkout_under_tmp_keeps_its_build(tmp_path):
     assert "preserve_vars_on_panic" not in init  # a reader's kernel keeps variables after a panic
 
 
-def test_the_builds_of_a_deleted_folder_are_pruned_at_the_next_kernel_start(tmp_path):
-    gone, here = tmp_path / "old-clone" / "notebooks", tmp_path / "reshard" / "notebooks"
-    gone.mkdir(parents=True)
-    here.mkdir(parents=True)
-    kept_gone = Path(launch(tmp_path, gone)["EVCXR_TMPDIR"]).parents[1]  # cache/<name>-<hash>
-    assert (kept_gone / "folder.txt").read_text().strip() == str(gone.resolve())
-    kept_here = Path(launch(tmp_path, here)["EVCXR_TMPDIR"]).parents[1]
-    (kept_gone / "kernel-0" / "build" / "target").mkdir(parents=True)  # what a build leaves
-    # Left alone: a folder recorded before folder.txt existed, and one whose kernel still runs.
-    unrecorded = tmp_path / "cache" / "notebooks-0000beef" / "kernel-0"
-    unrecorded.mkdir(parents=True)
-    running = tmp_path / "cache" / "gone-too-1234abcd"
+def test_slots_are_shared_by_every_folder_and_the_old_layout_goes(tmp_path):
+    """A kernel in notebooks/ and one in workspace/ of the same clone use the same kept builds (their
+    `:dep` names the same crate); the per-folder builds of launchers before 7 December are deleted,
+    but for one whose kernel still runs."""
+    nbs, ws = tmp_path / "reshard" / "notebooks", tmp_path / "reshard" / "workspace"
+    nbs.mkdir(parents=True)
+    ws.mkdir(parents=True)
+    old = tmp_path / "cache" / "notebooks-1234abcd"
+    (old / "kernel-0" / "build" / "target").mkdir(parents=True)
+    (old / "folder.txt").write_text(str(nbs) + "\n")
+    running = tmp_path / "cache" / "workspace-5678abcd"
     (running / "kernel-0").mkdir(parents=True)
-    (running / "folder.txt").write_text(str(tmp_path / "gone-too") + "\n")
     import fcntl
     with open(running / "kernel-0" / ".lock", "w") as held:
-        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # as claim_slot holds it for a live kernel
-        shutil.rmtree(tmp_path / "old-clone")
-        launch(tmp_path, here)
-        assert not kept_gone.exists()
-        assert kept_here.is_dir() and unrecorded.is_dir() and running.is_dir()
-    launch(tmp_path, here)  # that kernel has stopped: its builds go at the next start
-    assert not running.exists() and unrecorded.is_dir() and kept_here.is_dir()
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a kernel of the old launcher still runs
+        first = launch(tmp_path, nbs)["EVCXR_TMPDIR"]
+        assert not old.exists() and running.is_dir()
+    assert first == str(tmp_path / "cache" / "kernel-0" / "build")
+    assert launch(tmp_path, ws)["EVCXR_TMPDIR"] == first  # the first kernel has exited: the same slot
+    assert not running.exists()
+
+
+def test_a_deleted_clones_crates_are_pruned_from_a_slot_at_kernel_start(tmp_path):
+    here = tmp_path / "reshard" / "notebooks"
+    here.mkdir(parents=True)
+    slot = Path(launch(tmp_path, here)["EVCXR_TMPDIR"]).parent
+    dep = fake_build(slot)
+    debug = slot / "build" / "target" / "x86_64-unknown-linux-gnu" / "debug"
+    dead_unit(debug, tmp_path)
+    (debug / "build" / "reshard-0dead").mkdir(parents=True)
+    launch(tmp_path, here)
+    gone = [p for p in ("deps/libreshard-0dead.rlib", "deps/reshard-0dead.d", ".fingerprint/reshard-0dead",
+                        "build/reshard-0dead") if (debug / p).exists()]
+    assert not gone, gone
+    assert dep.is_file() and (debug / "deps" / "md5-1.d").is_file()  # a unit whose sources exist stays
 
 
 def fake_build(slot, crate="md5-1"):
@@ -100,7 +112,7 @@ def test_a_new_slot_starts_from_a_copy_of_a_kept_build(tmp_path):
     here, elsewhere = tmp_path / "reshard" / "notebooks", tmp_path / "reshard" / "workspace"
     here.mkdir(parents=True)
     elsewhere.mkdir(parents=True)
-    first = Path(launch(tmp_path, here)["EVCXR_TMPDIR"]).parent  # cache/notebooks-<hash>/kernel-0
+    first = Path(launch(tmp_path, here)["EVCXR_TMPDIR"]).parent  # cache/kernel-0
     dep = fake_build(first)
     triple = Path("target", "x86_64-unknown-linux-gnu", "debug")
     dead_unit(first / "build" / triple, tmp_path)
@@ -122,18 +134,23 @@ def test_a_new_slot_starts_from_a_copy_of_a_kept_build(tmp_path):
         assert Path(launch(tmp_path, here)["EVCXR_TMPDIR"]) == second
         assert (second / triple / "deps" / "libmine.rlib").read_bytes() == b"built here"
     # Cargo building in every kept build (its locks held) for longer than the launcher waits
-    # (SEED_WAIT): a new folder builds from nothing.
+    # (SEED_WAIT), while kernels run in kernel-0 and kernel-1: a third builds from nothing.
     held = []
     for slot in (first, second.parent):
+        held.append(open(slot / ".lock", "a"))
+        fcntl.flock(held[-1], fcntl.LOCK_EX | fcntl.LOCK_NB)
         for profile in ("target/debug", str(triple)):
             held.append(open(slot / "build" / profile / ".cargo-lock", "a"))
             fcntl.flock(held[-1], fcntl.LOCK_EX | fcntl.LOCK_NB)
     busy = Path(launch(tmp_path, elsewhere)["EVCXR_TMPDIR"])
-    assert not (busy / "target").exists()
+    assert busy.parent.name == "kernel-2" and not (busy / "target").exists()
     # A build that ends while the launcher waits (a kernel there compiling a cell) is copied.
-    shutil.rmtree(busy.parent)  # that folder's kernel never built
-    threading.Timer(1.0, lambda: [lock.close() for lock in held]).start()
+    shutil.rmtree(busy.parent)  # that kernel never built
+    cargo_locks = [lock for lock in held if lock.name.endswith(".cargo-lock")]
+    threading.Timer(1.0, lambda: [lock.close() for lock in cargo_locks]).start()
     assert (Path(launch(tmp_path, elsewhere)["EVCXR_TMPDIR"]) / triple / "deps" / dep.name).is_file()
+    for lock in held:
+        lock.close()
 
 
 def test_a_build_whose_lock_cannot_be_opened_is_passed_over_not_fatal(tmp_path):
@@ -142,47 +159,17 @@ def test_a_build_whose_lock_cannot_be_opened_is_passed_over_not_fatal(tmp_path):
     sys.path.insert(0, str(LAUNCH.parent))
     import launch as kernel_launch
     root = tmp_path / "kernels"
-    good, broken = root / "a" / "kernel-0", root / "b" / "kernel-0"
+    good, broken = root / "kernel-0", root / "kernel-1"
     dep = fake_build(good)
     fake_build(broken)
     os.utime(broken / "build" / "target" / "x86_64-unknown-linux-gnu" / "debug" / "deps", (2e9, 2e9))  # newest
     (broken / "build" / "target" / "debug" / ".cargo-lock").mkdir()  # open(…, "a") fails, even as root
-    new = root / "c" / "kernel-0"
+    new = root / "kernel-2"
     new.mkdir(parents=True)
     assert kernel_launch.seed_slot(new) == good / "build" / "target"
     debug = Path("build", "target", "x86_64-unknown-linux-gnu", "debug")
     assert (new / debug / "deps" / dep.name).read_bytes() == dep.read_bytes()
     assert not list((new / "build").glob(".target-seeding-*"))
-
-
-def test_a_worker_copies_the_units_another_build_has_and_it_lacks(tmp_path):
-    sys.path.insert(0, str(LAUNCH.parent))
-    import fcntl
-    import launch as kernel_launch
-    donor, taker = tmp_path / "kernel-0", tmp_path / "kernel-1"
-    fake_build(donor, "md5-1")
-    fake_build(donor, "reshard-2")  # the build the taker lacks (reshard with "live", say)
-    dep = fake_build(taker, "md5-1")
-    dep.write_bytes(b"the taker's own md5")  # a unit both have: the taker's stays
-    debug = Path("build", "target", "x86_64-unknown-linux-gnu", "debug")
-    stale = taker / debug / "deps" / "libreshard-2.rlib"
-    stale.write_bytes(b"stale, without its fingerprint")  # cargo must not find it under the copied one
-    (donor / debug / "build" / "reshard-2").mkdir(parents=True)
-    (donor / debug / "build" / "reshard-2" / "output").write_text("cargo:rustc-cfg=x")
-    dead_unit(donor / debug, tmp_path)  # a deleted clone's crate: not taken
-    assert kernel_launch.merge_build(donor / "build" / "target", taker / "build" / "target") == 1
-    assert not (taker / debug / ".fingerprint" / "reshard-0dead").exists()
-    assert not (taker / debug / "deps" / "libreshard-0dead.rlib").exists()
-    assert (taker / debug / ".fingerprint" / "reshard-2" / "lib-md5").read_text() == "0123abcd"
-    assert stale.read_bytes() == b"an rlib reshard-2"
-    assert stale.stat().st_mtime_ns == (donor / debug / "deps" / "libreshard-2.rlib").stat().st_mtime_ns
-    assert (taker / debug / "build" / "reshard-2" / "output").read_text() == "cargo:rustc-cfg=x"
-    assert dep.read_bytes() == b"the taker's own md5"
-    assert not list((taker / debug).rglob("*merging*"))
-    assert kernel_launch.merge_build(donor / "build" / "target", taker / "build" / "target") == 0
-    with open(donor / debug / ".cargo-lock", "a") as busy:  # cargo building in the donor throughout
-        fcntl.flock(busy, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        assert kernel_launch.merge_build(donor / "build" / "target", taker / "build" / "target") is None
 
 
 def test_tests_opt_out_of_the_kept_build(tmp_path):
@@ -308,3 +295,80 @@ def test_no_kernel_of_ours_turns_on_evcxrs_compilation_cache():
                     if line.strip() and not line.lstrip().startswith("//")]
         sizes = [c[1] if len(c) > 1 else "" for c in commands if c[0] == ":cache"]
         assert sizes == ["0"], (init, sizes)
+
+
+E0463 = ('{"$message_type":"diagnostic","message":"can\'t find crate for `%s`","code":{"code":"E0463",'
+         '"explanation":null},"level":"error","rendered":"error[E0463]: can\'t find crate for `%s`\\n"}')
+
+
+def guard_setup(tmp_path, missing="reshard"):
+    """A slot whose cell rustc (a stand-in) fails with E0463 for `missing` until deps/libreshard-1.rlib
+    says "fresh", and a stand-in cargo that writes such a build where CARGO_TARGET_DIR says."""
+    slot = tmp_path / "kernels" / "kernel-0"
+    triple = "x86_64-unknown-linux-gnu"
+    deps = slot / "build" / "target" / triple / "debug" / "deps"
+    deps.mkdir(parents=True)
+    (slot / "build" / "target" / "debug").mkdir()
+    (deps / "libreshard-1.rlib").write_text("built against another serde_json")
+    (deps.parent / ".fingerprint" / "reshard-1").mkdir(parents=True)
+    (tmp_path / "error.json").write_text(E0463 % (missing, missing) + "\n")
+    rustc = tmp_path / "rustc"
+    rustc.write_text("#!/bin/sh\n"
+                     f'echo "$*" >> {tmp_path}/rustc.calls\n'
+                     f'[ "$(cat {deps}/libreshard-1.rlib)" = fresh ] && exit 0\n'
+                     f"cat {tmp_path}/error.json >&2\nexit 1\n")
+    cargo = tmp_path / "cargo"
+    cargo.write_text("#!/bin/sh\n"
+                     f'echo "$PWD $*" >> {tmp_path}/cargo.calls\n'
+                     f'd="$CARGO_TARGET_DIR/{triple}/debug"\n'
+                     'mkdir -p "$d/deps" "$d/.fingerprint/reshard-1" "$CARGO_TARGET_DIR/debug/.fingerprint"\n'
+                     'echo fresh > "$d/deps/libreshard-1.rlib"\n'
+                     'exit 101\n')  # the cell itself may fail here: its dependencies are what counts
+    for f in (rustc, cargo):
+        f.chmod(0o755)
+    env = {**os.environ, "RESHARD_GUARD_PYTHON": sys.executable, "RESHARD_GUARD_LAUNCH": str(LAUNCH),
+           "RESHARD_KERNEL_SLOT": str(slot), "RESHARD_KERNEL_PID": "999999999", "CARGO": str(cargo),
+           "CARGO_PKG_NAME": "ctx", "CARGO_MAKEFLAGS": "--jobserver-auth=3,4"}
+    argv = [str(LAUNCH.parent / "rustc-guard"), str(rustc), "--crate-name", "ctx", "--edition=2024",
+            "src/lib.rs", "--target", triple, "-L", f"dependency={deps}"]
+    return slot, deps, env, argv
+
+
+def test_the_guard_builds_a_slot_afresh_once_when_a_cell_cannot_load_its_crates(tmp_path):
+    slot, deps, env, argv = guard_setup(tmp_path)
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert (deps / "libreshard-1.rlib").read_text() == "fresh\n"  # the afresh build swapped in
+    assert len((tmp_path / "rustc.calls").read_text().splitlines()) == 2  # the cell, then again
+    cargo_calls = (tmp_path / "cargo.calls").read_text().splitlines()
+    assert cargo_calls == [f"{slot / 'build'} build --message-format=short --target x86_64-unknown-linux-gnu"]
+    log = (slot / "guard.log").read_text().splitlines()
+    assert len(log) == 2 and "could not load `reshard`" in log[0] and "built afresh" in log[1], log
+    assert not list((slot / "build").glob(".target-*"))  # nothing left beside the build
+    # Once per kernel: broken again, the same kernel's next failure is the cell's own.
+    (deps / "libreshard-1.rlib").write_text("broken again")
+    again = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 1 and "E0463" in again.stderr
+    assert len((tmp_path / "cargo.calls").read_text().splitlines()) == 1
+
+
+def test_the_guard_leaves_a_crate_the_build_does_not_hold_to_the_cell(tmp_path):
+    """`extern crate nosuch;` in a cell: rustc's own error, no rebuild."""
+    slot, deps, env, argv = guard_setup(tmp_path, missing="nosuch")
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "can't find crate for `nosuch`" in done.stderr
+    assert not (tmp_path / "cargo.calls").exists() and not (slot / "guard.log").exists()
+    assert not (slot / ".rustc-stderr").exists()
+    # Any other crate cargo compiles goes straight to rustc, untouched.
+    other = [argv[0], str(tmp_path / "rustc"), "--crate-name", "md5", "src/lib.rs"]
+    assert subprocess.run(other, env=env, capture_output=True, timeout=60).returncode == 1
+
+
+def test_a_kernel_with_a_kept_slot_gets_the_guard(tmp_path):
+    here = tmp_path / "reshard" / "notebooks"
+    here.mkdir(parents=True)
+    got = launch(tmp_path, here)
+    assert got["RUSTC_WRAPPER"] == str(LAUNCH.parent / "rustc-guard")
+    assert got["RESHARD_KERNEL_SLOT"] == str(Path(got["EVCXR_TMPDIR"]).parent)
+    assert "RUSTC_WRAPPER" not in launch(tmp_path, here, RESHARD_KERNEL_THROWAWAY="1")
+    assert launch(tmp_path, here, RUSTC_WRAPPER="sccache")["RUSTC_WRAPPER"] == "sccache"  # theirs wins
