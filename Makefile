@@ -33,7 +33,7 @@ export PATH := $(HOME)/.cargo/bin:$(PATH)
 # Steps run in the order written, even under -j.
 .NOTPARALLEL:
 
-.PHONY: help setup evcxr kernel labsettings doctor lab lab-teacher lab-restart nbgrader test fmt rust-test cargo-test cargo-test-alone clippy setup-test nbtest notebooks handouts check index bench-notebooks clean
+.PHONY: help setup evcxr kernel labsettings doctor lab lab-teacher lab-restart nbgrader test leftovers-before leftovers-check fmt rust-test cargo-test cargo-test-alone clippy setup-test nbtest notebooks handouts check index bench-notebooks clean
 
 help:
 	@sed -n '3,14s/^# \{0,1\}//p' $(firstword $(MAKEFILE_LIST))
@@ -119,7 +119,16 @@ $(NBGRADER_STAMP): requirements-nbgrader.txt $(VENV_STAMP)
 	$(VPY) scripts/course.py install
 	@touch $@
 
-test: setup fmt rust-test setup-test nbtest
+# Before the first test, a snapshot of the servers, temp folders and /dev/shm segments of the kind
+# the tests make; after the last, anything of ours that is new fails the run (scripts/leftovers.py).
+LEFTOVERS := target/leftovers-before.json
+test: setup leftovers-before fmt rust-test setup-test nbtest leftovers-check
+
+leftovers-before:
+	@mkdir -p target && $(PYTHON) scripts/leftovers.py snapshot $(LEFTOVERS)
+
+leftovers-check:
+	$(PYTHON) scripts/leftovers.py check $(LEFTOVERS)
 
 fmt:
 	cargo fmt --check
