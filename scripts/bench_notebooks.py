@@ -11,23 +11,31 @@ and Run All Cells does), with cwd = the notebook's folder, and times:
            times, they hardly change when the machine is busy
   median   the median code cell of the run, and the slowest one (with its index)
 
-Two cache states:
-  cold  each run gets an empty XDG_CACHE_HOME: no evcxr `:cache`, no kept
-        kernel build directory (what a reader's very first run costs)
-  warm  one untimed run of the first cell fills the caches, then the timed runs
+Three cache states:
+  cold    each run gets an empty XDG_CACHE_HOME: no evcxr `:cache`, no kept
+          kernel build directory (what a reader's very first run costs)
+  warm    one untimed run of the first cell fills the caches, then the timed runs
+          (Restart Kernel: the kernel finds its kept build)
+  second  a second lab opened while the first is still open, the first time: a kernel
+          on the first notebook given holds its kept build (first cell run, untimed);
+          before each run every other kept build is deleted, so the timed kernel gets
+          a new one (kernel/launch.py copies it from the held build)
 
 Numbers printed are medians over --runs runs. Usage:
     .venv/bin/python scripts/bench_notebooks.py                  # all notebooks, warm and cold, 3 runs
     .venv/bin/python scripts/bench_notebooks.py --cache warm --runs 1 notebooks/02-*.ipynb
     .venv/bin/python scripts/bench_notebooks.py --kernel rust-plain --json out.json
+    .venv/bin/python scripts/bench_notebooks.py --cache second notebooks/02-*.ipynb notebooks/04-*.ipynb
 Needs nbclient (the project's .venv). `make bench-notebooks` runs the first form.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -139,13 +147,45 @@ def fmt(x: float | None) -> str:
     return "-" if x is None else f"{x:.1f}s"
 
 
-def bench(path: Path, kernel: str, cache: str, runs: int, extra_env: dict[str, str]) -> dict:
+def free_slots(root: Path) -> None:
+    """Delete every kept build under root that no running kernel holds (its lock free)."""
+    import fcntl
+    for slot in sorted(root.glob("**/kernel-*")):
+        try:
+            with open(slot / ".lock", "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                shutil.rmtree(slot)
+        except OSError:
+            pass  # held: the first kernel's
+
+
+@contextlib.contextmanager
+def first_kernel(path: Path, kernel: str, env: dict[str, str]):
+    """A kernel on `path` that has run its first code cell, open until the block ends."""
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(nb, kernel_name=kernel, timeout=CELL_TIMEOUT, startup_timeout=300,
+                            allow_errors=False, record_timing=False)
+    with client.setup_kernel(cwd=str(path.parent), env=env):
+        i = code_cells(nb)[0]
+        client.execute_cell(nb.cells[i], i)
+        yield
+
+
+def bench(path: Path, kernel: str, cache: str, runs: int, extra_env: dict[str, str],
+          held: Path | None = None) -> dict:
     results = []
     base_env = kernel_env(extra_env)
-    if cache == "warm":
+    if cache in ("warm", "second"):
         run_once(path, kernel, base_env, only_first=True)  # fill the caches, untimed
     for _ in range(runs):
-        if cache == "cold":
+        if cache == "second":
+            root = Path(base_env.get("RESHARD_KERNEL_CACHE") or
+                        Path(base_env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "reshard" / "kernels")
+            with first_kernel(held or path, kernel, base_env):
+                free_slots(root)
+                results.append(run_once(path, kernel, base_env, only_first=True))
+                results[-1]["whole"] = results[-1]["start"] + results[-1]["first"]
+        elif cache == "cold":
             with tempfile.TemporaryDirectory(prefix="reshard-cold-") as tmp:
                 results.append(run_once(path, kernel, {**base_env, "XDG_CACHE_HOME": tmp}))
         else:
@@ -169,7 +209,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("notebooks", nargs="*", type=Path)
     ap.add_argument("--kernel", default="rust", help="kernelspec name (default: rust)")
-    ap.add_argument("--cache", choices=["warm", "cold", "both"], default="both")
+    ap.add_argument("--cache", choices=["warm", "cold", "both", "second"], default="both",
+                    help="both: warm and cold; second: the first notebook given stays open (its first "
+                         "cell run) while each run times a second kernel on a new kept build")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--env", action="append", default=[], metavar="KEY=VALUE",
                     help="extra environment for the kernel (repeatable)")
@@ -182,17 +224,18 @@ def main(argv=None) -> int:
     states = ["warm", "cold"] if args.cache == "both" else [args.cache]
     rows = []
     for state in states:
-        for p in paths:
+        for p in (paths[1:] or paths) if state == "second" else paths:
             rows.append({"notebook": p.name, "cache": state,
-                         **bench(p.resolve(), args.kernel, state, args.runs, extra_env)})
+                         **bench(p.resolve(), args.kernel, state, args.runs, extra_env,
+                                 held=paths[0].resolve() if state == "second" else None)})
 
     print(f"\nkernel {args.kernel!r}, medians of {args.runs} run(s), seconds")
-    head = (f"{'notebook':<38} {'cache':<5} {'start':>6} {'first':>6} {'whole':>6} {'median':>7} "
+    head = (f"{'notebook':<38} {'cache':<6} {'start':>6} {'first':>6} {'whole':>6} {'median':>7} "
             f"{'slowest (cell)':>15} {'cpu first':>9} {'cpu whole':>9}")
     print(head)
     print("-" * len(head))
     for r in rows:
-        print(f"{r['notebook'][:38]:<38} {r['cache']:<5} {r['start']:>6.1f} {r['first']:>6.1f} "
+        print(f"{r['notebook'][:38]:<38} {r['cache']:<6} {r['start']:>6.1f} {r['first']:>6.1f} "
               f"{r['whole']:>6.1f} {r['median_cell']:>7.2f} {r['slowest_cell']:>9.1f} ({r['slowest_index']:>3}) "
               f"{fmt(r['first_cpu']):>9} {fmt(r['whole_cpu']):>9}")
     print("start = kernel start; first = first code cell; whole = start + all cells; median/slowest: "
