@@ -3,7 +3,7 @@
 One test, on real kernels (evcxr through kernel/launch.py, the kernelspec `make setup` writes):
 
 1. From an empty cache, at once: the test pool (tests/notebooks/labruns.py, as `make test` runs the
-   labs: two workers, each in its kept slot) with one `["charts", "live"]` notebook and five
+   labs: two workers, each in its kept slot) with one `["charts", "live"]` notebook and six
    `["charts"]` ones, and beside it a kernel of a reader's (charts and live) that is killed with
    SIGKILL, its cargo and rustc with it, while it builds.
 2. Then two more readers' kernels, one for each feature set: one takes the killed kernel's
@@ -145,9 +145,9 @@ def notebook(folder: Path, name: str, dep: str, sleep: float) -> Path:
     return path
 
 
-def building(slot_glob: str, root: Path) -> bool:
+def building(slot: Path) -> bool:
     """Whether cargo is well into a slot's build: md-5, one of reshard's first dependencies, done."""
-    return any(root.glob(f"{slot_glob}/build/target/{TRIPLE_DEBUG}/.fingerprint/md-5-*"))
+    return any(slot.glob(f"build/target/{TRIPLE_DEBUG}/.fingerprint/md-5-*"))
 
 
 def test_kernels_started_together_from_an_empty_cache_all_load_the_crate(cache, tmp_path):
@@ -157,9 +157,10 @@ def test_kernels_started_together_from_an_empty_cache_all_load_the_crate(cache, 
         pytest.skip(reason)
     folder = tmp_path / "notebooks"
     folder.mkdir()
-    # The live build takes longest and sleeps longest, so that the charts worker has finished a
-    # job and is busy with the next while the live worker turns to charts (where it once copied).
-    jobs = [notebook(folder, "live", LIVE, 20.0)] + [notebook(folder, f"charts-{i}", CHARTS, 6.0) for i in range(5)]
+    # The live build takes longest; the charts jobs wait 20 s each after their cells, so that when
+    # the live worker turns to charts the charts worker is busy and two or more charts jobs wait:
+    # it then takes one (where, until 7 December, it copied the charts worker's reshard).
+    jobs = [notebook(folder, "live", LIVE, 1.0)] + [notebook(folder, f"charts-{i}", CHARTS, 20.0) for i in range(6)]
     out = tmp_path / "executed"
     pool = labruns.KernelPool(2)
     results: dict = {}
@@ -169,10 +170,13 @@ def test_kernels_started_together_from_an_empty_cache_all_load_the_crate(cache, 
         results["killed slot"] = reader.slot()
         reader.kc.execute(LIVE)
         deadline = time.monotonic() + 600
-        while not building(results["killed slot"].name, cache) and time.monotonic() < deadline:
+        while not building(results["killed slot"]) and time.monotonic() < deadline:
             time.sleep(0.2)
         time.sleep(3.0)  # well inside the build: md-5 done, reshard and others on the way
-        os.killpg(reader.pid, signal.SIGKILL)  # the kernel, its cargo and their rustc
+        if os.getpgid(reader.pid) == reader.pid:  # a session of its own, as jupyter_client starts it
+            os.killpg(reader.pid, signal.SIGKILL)  # the kernel, its cargo and their rustc
+        else:
+            os.kill(reader.pid, signal.SIGKILL)
         reader.close()
 
     try:
