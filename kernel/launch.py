@@ -114,6 +114,7 @@ def _posix() -> bool:
 
 
 SLOT = re.compile(r"kernel-\d+")
+OLD_FOLDER = re.compile(r".+-[0-9a-f]{8}")  # the per-folder layout before 7 December
 
 
 def claim_slot(root: Path):
@@ -147,8 +148,9 @@ def drop_old_layout(root: Path) -> list[Path]:
     if not _posix():
         return []
     deleted = []
-    try:
-        old = [d for d in root.iterdir() if d.is_dir() and not SLOT.fullmatch(d.name)]
+    try:  # <name>-<8 hex digits> holding kernel-<n> slots: nothing else in the folder is touched
+        old = [d for d in root.iterdir() if OLD_FOLDER.fullmatch(d.name) and d.is_dir()
+               and ((d / "folder.txt").is_file() or any(d.glob("kernel-*/.lock")))]
     except OSError:
         return []
     for folder in old:

@@ -25,8 +25,8 @@ The notebook each case reads comes from the fixture `executed` (path → noteboo
 one (test_notebooks proves its outputs are what the crate computes today). A session fixture that
 executes each lab once can hand its executed copy in instead; (b) and (c) then need no kernel, and
 only (a) runs one: on a fixture of four cells, a few seconds of CPU with a warm build directory
-(target/explore-lab/ is kept between runs, so the kernel's build directory is too; the first run
-starts it from a copy of the test pool's build of notebooks/, kernel/launch.py's seed_slot).
+(the kernel takes a kept build slot that no running kernel holds, while the test pool's workers
+hold theirs: a new slot starts as a copy of theirs, kernel/launch.py's seed_slot).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ import vega_inline  # noqa: E402
 
 OUTPUT_CAP = 200_000  # bytes of one explorable output in a notebook JupyterLab saved (PNG included)
 RUN_TIMEOUT = float(os.environ.get("EXPLORE_RUN_TIMEOUT", "900"))  # a cold first cell compiles reshard
-WORK = REPO / "target" / "explore-lab"  # kept: the kernel's build directory is keyed by this folder
+WORK = REPO / "target" / "explore-lab"  # JupyterLab's folder, kept between runs
 
 
 @dataclass(frozen=True)

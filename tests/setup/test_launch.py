@@ -53,11 +53,13 @@ def test_slots_are_shared_by_every_folder_and_the_old_layout_goes(tmp_path):
     (old / "folder.txt").write_text(str(nbs) + "\n")
     running = tmp_path / "cache" / "workspace-5678abcd"
     (running / "kernel-0").mkdir(parents=True)
+    mine = tmp_path / "cache" / "notes-0000cafe"  # not a kept build: never touched
+    mine.mkdir()
     import fcntl
     with open(running / "kernel-0" / ".lock", "w") as held:
         fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a kernel of the old launcher still runs
         first = launch(tmp_path, nbs)["EVCXR_TMPDIR"]
-        assert not old.exists() and running.is_dir()
+        assert not old.exists() and running.is_dir() and mine.is_dir()
     assert first == str(tmp_path / "cache" / "kernel-0" / "build")
     assert launch(tmp_path, ws)["EVCXR_TMPDIR"] == first  # the first kernel has exited: the same slot
     assert not running.exists()
