@@ -167,6 +167,38 @@ def build_key(nb_or_path) -> str | None:
     return None
 
 
+def key_features(key: str) -> frozenset[str] | None:
+    """The features of reshard a build key compiles, as cargo resolves them (Cargo.toml's
+    [features]: `live` turns on redis, proxies and postgres), for comparing with what a slot's
+    fingerprints record; None when the key's features cannot be read."""
+    import tomllib
+    m = re.search(r"features\s*=\s*\[([^\]]*)\]", key)
+    wanted = re.findall(r'"([^"]+)"', m.group(1)) if m else []
+    if "default-features = false" not in key.replace("  ", " "):
+        wanted.append("default")
+    table = tomllib.loads((REPO / "Cargo.toml").read_text(encoding="utf-8")).get("features", {})
+    seen: set = set()
+    while wanted:
+        f = wanted.pop()
+        if f in seen or f.startswith("dep:") or "/" in f:
+            continue
+        seen.add(f)
+        wanted += table.get(f, [])
+    return frozenset(seen) - {"default"} if seen else frozenset()
+
+
+def slot_builds(slot: Path) -> set[frozenset]:
+    """The feature sets reshard has been built with in a slot, from its fingerprints (cargo's own
+    record: what is there, whoever built it)."""
+    found = set()
+    for record in slot.glob("build/target/*/debug/.fingerprint/reshard-*/lib-reshard.json"):
+        try:
+            found.add(frozenset(json.loads(json.loads(record.read_text(encoding="utf-8"))["features"])))
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    return found
+
+
 @dataclass
 class Job:
     priority: int
@@ -181,7 +213,7 @@ class Job:
 
 class Worker:
     """A worker thread's build directory and the builds of the crate it holds (`keys`: the
-    feature sets a job of it has asked for in this session)."""
+    feature sets a job of it has asked for in this session, or that its slot holds already)."""
 
     def __init__(self, n: int, slot: Path | None, lock):
         self.n, self.slot, self.lock = n, slot, lock
@@ -196,6 +228,17 @@ class Worker:
     def built(self, key):
         if key is not None and self.slot is not None:
             self.keys.add(key)
+
+    def holds(self, key) -> bool:
+        """Whether this worker has `key`'s build: asked for here, or found in its slot."""
+        if key in self.keys:
+            return True
+        if self.slot is None or key is None or (want := key_features(key)) is None:
+            return False
+        if want in slot_builds(self.slot):
+            self.keys.add(key)
+            return True
+        return False
 
 
 class KernelPool:
@@ -255,6 +298,8 @@ class KernelPool:
         self._start()
         fut: Future = Future()
         with self._cond:
+            for w in self._workers:  # a build its slot holds already (an earlier session's) counts
+                w.holds(key)
             self._jobs.append(Job(priority, next(self._seq), list(map(str, argv)), cwd, env or {}, key, fut,
                                   alone))
             self._cond.notify_all()

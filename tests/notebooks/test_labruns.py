@@ -185,3 +185,28 @@ def test_a_lab_that_times_its_servers_is_ordered_last(tmp_path):
     assert labruns.runs_alone(timed) and not any(labruns.runs_alone(p) for p in plain)
     runs = labruns.LabRuns(labruns.KernelPool(1), build=tmp_path / "build")
     assert runs.order([timed, *plain])[-1] == timed
+
+
+def test_a_worker_holds_the_builds_its_slot_has_from_an_earlier_session(cache, tmp_path):
+    """The feature sets of reshard in a slot's fingerprints (cargo's record) count as the worker's
+    builds, so a session that starts on kept slots sends each lab where its build is."""
+    def fingerprint(slot, unit, features):
+        record = slot / "build" / "target" / "x86_64-unknown-linux-gnu" / "debug" / ".fingerprint" / unit
+        record.mkdir(parents=True)
+        (record / "lib-reshard.json").write_text(labruns.json.dumps({"features": labruns.json.dumps(features)}))
+    fingerprint(cache / "kernel-1", "reshard-0live", ["charts", "live", "postgres", "proxies", "redis"])
+    fingerprint(cache / "kernel-0", "reshard-0c", ["charts"])
+    charts = 'default-features = false, features = ["charts"]'
+    live = 'default-features = false, features = ["charts", "live"]'
+    assert labruns.key_features(live) == {"charts", "live", "postgres", "proxies", "redis"}
+    assert labruns.key_features('features = ["live"]') == {"cli", "charts", "serde", "live", "postgres",
+                                                            "proxies", "redis"}  # with the defaults
+    pool = labruns.KernelPool(2)
+    pool._start()
+    a, b = pool._workers
+    assert not a.keys and not b.keys
+    for key in (charts, live):
+        for w in pool._workers:
+            w.holds(key)
+    assert (a.keys, b.keys) == ({charts}, {live})
+    pool.close()

@@ -242,7 +242,8 @@ def features(slot: Path, unit: str) -> list[str]:
 def two_builds_of_one_unit(cache: Path) -> tuple[Path, Path, str]:
     """(donor, broken, unit): two slots that each compiled the reshard unit `unit` (reshard-<hash>)
     against their own serde_json (the two files differ: serde_core's crate hash holds its build
-    directory), the first that no copy made (a copied slot's serde_json is its source's)."""
+    directory; a copied slot's serde_json is its source's), the broken one as late as can be, so
+    that the notebook tests after this one, on a fresh machine, find the pool's slots whole."""
     def units(slot):
         return {f.name: f for f in (slot / "build" / "target").glob(f"{TRIPLE_DEBUG}/.fingerprint/reshard-*")}
 
@@ -250,7 +251,7 @@ def two_builds_of_one_unit(cache: Path) -> tuple[Path, Path, str]:
         return {f.name: f.read_bytes() for f in (slot / "build" / "target").glob(f"{TRIPLE_DEBUG}/deps/libserde_json-*.rlib")}
 
     slots = sorted(cache.glob("kernel-*"), key=slot_number)
-    for broken in slots:
+    for broken in reversed(slots):  # the last: the pool's slots (kernel-0, -1) stay as they are
         for donor in slots:
             common = sorted(set(units(donor)) & set(units(broken)), key=lambda u: "live" in features(broken, u))
             a, b = serde_json(donor), serde_json(broken)
