@@ -11,7 +11,7 @@
 use proptest::prelude::*;
 use reshard::notebook::*;
 use reshard::present::explorable::{MAX_OUTPUT_BYTES, MAX_POINTS, MAX_SLIDERS, MAX_SLIDER_VALUES};
-use reshard::present::ExplorableOutput;
+use reshard::present::{ExplorableOutput, XValue};
 use serde_json::Value;
 
 /// The rows of an output's chart data, read back from the emitted spec
@@ -246,6 +246,71 @@ fn bad_grids_are_typed_errors() {
     assert!(line.point(&[1usize], "A", 0.5).unwrap_err().to_string().contains("x of a line chart"));
     // The display of a bad grid says what is wrong instead of panicking.
     assert!(gap.to_string().contains("no row at vnodes = 2"));
+}
+
+/// A row of a million points is over the limit of 5,000 (`MAX_POINTS`, its
+/// documentation), and the error names that limit: the xs are read only one
+/// past it, so their count is no measure of the row's length.
+#[test]
+fn a_row_over_the_point_limit_names_the_limit() {
+    let mut ex = Explorable::line("t", "x", "y").slider("v", [1usize], 1).unwrap();
+    let million = vec![0.5; 1_000_000];
+    let err = ex.row(&[1usize], 0..1_000_000usize, &million).unwrap_err();
+    assert!(
+        matches!(err, Error::TooLarge { what: "points in one explorable", asked: 1_000_000, limit: 5_000, .. }),
+        "{err}"
+    );
+    // more xs than the limit and a few ys, or the reverse: still the limit
+    let few = ex.row(&[1usize], 0..1_000_000usize, &[0.5; 3]).unwrap_err();
+    assert!(matches!(few, Error::TooLarge { limit: 5_000, .. }), "{few}");
+    let short = ex.row(&[1usize], 0..3usize, &million).unwrap_err();
+    assert!(matches!(short, Error::TooLarge { asked: 1_000_000, .. }), "{short}");
+    // within the limit, lengths that differ are still that
+    let differ = ex.row(&[1usize], 0..3usize, &[0.5; 2]).unwrap_err();
+    assert_eq!(differ, Error::LengthMismatch { what: "measured values (ys) for the xs", expected: 3, given: 2 });
+    assert_eq!(ex.points(), 0);
+}
+
+/// Names and numbers never mix on one axis, in the first row too: a name
+/// "1" and the number 1 would be two bars both labelled 1.
+#[test]
+fn a_first_row_of_names_and_numbers_is_refused() {
+    let mut ex = Explorable::bars("t", "x", "y").slider("v", [1usize], 1).unwrap();
+    let mixed = [XValue::Name("1".into()), XValue::Number(1.0)];
+    let err = ex.row(&[1usize], mixed, &[0.25, 0.75]).unwrap_err();
+    assert!(matches!(err, Error::OutOfRange { what: "x", .. }), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("number 1") && text.contains("name \"1\"") && text.contains("all names or all numbers"),
+        "{text}"
+    );
+    assert_eq!(ex.points(), 0);
+    // numbers first, then a name: the same
+    let back = ex.row(&[1usize], [XValue::Number(1.0), XValue::Name("1".into())], &[0.25, 0.75]).unwrap_err();
+    assert!(back.to_string().contains("the same kind as the first x, the number 1"), "{back}");
+}
+
+/// −0.0 equals 0.0: a row at −0.0 on a slider of 0.0 is that slider value's
+/// row, in the output's checks and in the chart's data.
+#[test]
+fn a_row_at_minus_zero_is_the_row_at_zero() {
+    let mut ex = Explorable::bars("t", "x", "y").slider("v", [0.0, 1.0], 1.0).unwrap();
+    ex.row(&[-0.0], ["a"], &[0.25]).unwrap();
+    ex.row(&[1.0], ["a"], &[0.75]).unwrap();
+    assert!(ex.row(&[0.0], ["a"], &[0.5]).unwrap_err().to_string().contains("given twice"));
+    let out = ex.output().unwrap();
+    assert_eq!(ex.value(&[0.0], "", "a"), Some(0.25));
+    let rows = spec_rows(&out);
+    let v: Vec<&str> = rows.iter().map(|r| r.iter().find(|(f, _)| f == "v").unwrap().1.as_str()).collect();
+    assert_eq!(v, ["0", "1"]);
+    // a slider of −0.0 and 0.0 holds one value, and a line's x of −0.0 is 0
+    let one = Explorable::bars("t", "x", "y").slider("v", [-0.0, 0.0], 0.0).unwrap();
+    assert_eq!(one.defaults(), vec![("v", 0.0)]);
+    let mut line = Explorable::line("t", "x", "y").slider("v", [1usize], 1).unwrap();
+    line.point(&[1usize], -0.0, 0.5).unwrap();
+    assert!(line.point(&[1usize], 0.0, 0.5).unwrap_err().to_string().contains("given twice"));
+    let x = spec_rows(&line.output().unwrap())[0].iter().find(|(f, _)| f == "x").unwrap().1.clone();
+    assert_eq!(x, "0");
 }
 
 proptest! {
