@@ -29,7 +29,11 @@
 //! from there (`initdb -A trust`: anyone on this machine may connect while
 //! it runs, as with the Redis servers), and is stopped with a fast
 //! shutdown (SIGINT) when dropped, on a panic, or when this process dies
-//! (see [`live::process`](crate::live::process)); its directory goes with it.
+//! (see [`live::process`](crate::live::process)); its directory goes with
+//! it, and so does its shared memory, even when the server was killed: its
+//! dynamic segments are files of its data directory
+//! (`dynamic_shared_memory_type = mmap`, not `/dev/shm/PostgreSQL.*`), and
+//! the watchdog removes the System V segment a killed server leaves.
 //!
 //! **psql.** The crate sends SQL through PostgreSQL's own client, `psql`
 //! (from the same folder), one run per call: no client library to compile
@@ -221,7 +225,13 @@ exec sleep 2147483647"#;
             "--locale=C".into(),
             "--no-sync".into(),
         ];
-        let held = Supervised::launch("initdb", Path::new("sh"), &args, dir.clone(), Launch { user, stop: "TERM" })?;
+        let held = Supervised::launch(
+            "initdb",
+            Path::new("sh"),
+            &args,
+            dir.clone(),
+            Launch { user, stop: "TERM", cleanup: "" },
+        )?;
         let status = dir.join("initdb.status");
         let deadline = Instant::now() + INITDB_WITHIN;
         while !status.exists() {
@@ -293,7 +303,7 @@ cp -a "$template" "$dir/data" && exec "$@" -D "$dir/data" 2>"$dir/postgres.log""
             for setting in SETTINGS {
                 args.extend(["-c".into(), OsString::from(setting)]);
             }
-            let how = Launch { user: template.user, stop: "INT" };
+            let how = Launch { user: template.user, stop: "INT", cleanup: SHARED_MEMORY_CLEANUP };
             let server = Supervised::launch(name, Path::new("sh"), &args, dir.clone(), how)?;
             let log = dir.join("postgres.log");
             let ready = || std::fs::read_to_string(&log).is_ok_and(|l| l.contains("ready to accept connections"));
@@ -386,9 +396,14 @@ cp -a "$template" "$dir/data" && exec "$@" -D "$dir/data" 2>"$dir/postgres.log""
 
 /// The settings every server starts with: loopback only, no Unix socket, no
 /// durability (the data is thrown away), messages in English, no background
-/// work that would change plans or counters between runs.
-const SETTINGS: [&str; 12] = [
+/// work that would change plans or counters between runs, and dynamic
+/// shared memory in files of the data directory (`mmap`, under
+/// `pg_dynshmem/`), not in `/dev/shm/PostgreSQL.*` (`posix`, Linux's
+/// default), which a killed server would leave behind: the watchdog removes
+/// them with the directory.
+const SETTINGS: [&str; 13] = [
     "listen_addresses=127.0.0.1",
+    "dynamic_shared_memory_type=mmap",
     "unix_socket_directories=",
     "fsync=off",
     "synchronous_commit=off",
@@ -401,6 +416,22 @@ const SETTINGS: [&str; 12] = [
     "logging_collector=off",
     "max_worker_processes=4",
 ];
+
+/// What the watchdog of a server runs once `postgres` has ended (see
+/// [`Launch::cleanup`]). A server stopped as asked removes its shared memory
+/// itself; one that was killed (`kill -9`, out of memory) leaves its System V
+/// interlock segment, which outlives its data directory. Line 7 of
+/// `postmaster.pid` holds that segment's key and id; the segment is removed
+/// only when `/proc/sysvipc/shm` says this very server (its process id,
+/// `$pid`) created it, so another server's segment is never touched.
+const SHARED_MEMORY_CLEANUP: &str = r#"f="$dir/data/postmaster.pid"
+if [ -f "$f" ]; then
+  { read -r _; read -r _; read -r _; read -r _; read -r _; read -r _; read -r _ shmid; } <"$f"
+  [ -n "$shmid" ] && while read -r _ id _ _ cpid _; do
+    [ "$id" = "$shmid" ] && [ "$cpid" = "$pid" ] && ipcrm -m "$id" 2>/dev/null
+  done </proc/sysvipc/shm 2>/dev/null
+fi
+"#;
 
 /// The first line of a script, shortened, for messages.
 pub(crate) fn first_line(script: &str) -> String {
