@@ -453,6 +453,16 @@ pub enum Error {
         /// The text, printed (bytes escaped with [`crate::keys::escape`]).
         text: String,
     },
+    /// A name already in use by something of its kind: a table the live
+    /// servers have, a column every table has or one added before.
+    NameTaken {
+        /// What the name is for, e.g. "table", "column".
+        what: &'static str,
+        /// The name as given.
+        name: String,
+        /// What holds it, e.g. "one of the columns every table has (key, h and seq)".
+        by: &'static str,
+    },
     /// A table's ranges that do not cover every key exactly once.
     BadRanges {
         /// The table.

@@ -389,6 +389,11 @@ cp -a "$template" "$dir/data" && exec "$@" -D "$dir/data" 2>"$dir/postgres.log""
         field.parse().map_err(|_| self.failed(format!("expected a number from `{}`, got {field:?}", first_line(query))))
     }
 
+    /// True while its `postgres` process runs.
+    pub(crate) fn alive(&self) -> bool {
+        self.server.alive()
+    }
+
     pub(crate) fn failed(&self, problem: String) -> Error {
         Error::ServerFailed { node: self.name().into(), port: self.port(), problem, source: None }
     }
@@ -484,6 +489,27 @@ pub(crate) fn parse_csv(text: &str) -> Vec<Vec<String>> {
     rows
 }
 
+/// SQL for the bytes of the text expression `expr` as hex digits:
+/// `encode(convert_to(expr, 'UTF8'), 'hex')`. psql prints a text field
+/// through its own checks, which drop some code points (U+10FFFF among
+/// them); hex digits come through as they are, and [`unhex`] reads the text
+/// back exactly.
+pub(crate) fn hex_text(expr: &str) -> String {
+    format!("encode(convert_to({expr}, 'UTF8'), 'hex')")
+}
+
+/// The text whose UTF-8 bytes `hex` spells (from [`hex_text`]); `None` when
+/// `hex` is not pairs of hex digits of UTF-8.
+pub(crate) fn unhex(hex: &str) -> Option<String> {
+    let digit = |b: u8| (b as char).to_digit(16);
+    let bytes = hex.as_bytes();
+    if bytes.len() % 2 != 0 {
+        return None;
+    }
+    let decoded: Option<Vec<u8>> = bytes.chunks(2).map(|p| Some((digit(p[0])? * 16 + digit(p[1])?) as u8)).collect();
+    String::from_utf8(decoded?).ok()
+}
+
 /// `s` as an SQL string literal: quotes doubled (standard_conforming_strings
 /// is on, so a backslash is itself).
 pub(crate) fn literal(s: &str) -> String {
@@ -548,6 +574,18 @@ mod tests {
         let mut f = String::new();
         copy_field("a\tb\\c\nd\re", &mut f);
         assert_eq!(f, r"a\tb\\c\nd\re");
+    }
+
+    #[test]
+    fn hex_reads_back_every_code_point() {
+        // the bytes by hand: U+10FFFF is F4 8F BF BF in UTF-8 (RFC 3629), é is C3 A9
+        assert_eq!(unhex("78f48fbfbf").as_deref(), Some("x\u{10FFFF}"));
+        assert_eq!(unhex("C3A9").as_deref(), Some("é"));
+        assert_eq!(unhex("").as_deref(), Some(""));
+        for bad in ["7", "zz", "ff", "c3", "78 "] {
+            assert_eq!(unhex(bad), None, "{bad:?}");
+        }
+        assert_eq!(hex_text("key"), "encode(convert_to(key, 'UTF8'), 'hex')");
     }
 
     #[test]
