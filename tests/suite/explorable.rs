@@ -248,6 +248,79 @@ fn bad_grids_are_typed_errors() {
     assert!(gap.to_string().contains("no row at vnodes = 2"));
 }
 
+/// A cell's output as evcxr 0.22 reads it (`eval_context.rs`): a part
+/// starts at a line holding `EVCXR_BEGIN_CONTENT <type>` and ends at the
+/// first line that is exactly `EVCXR_END_CONTENT` or
+/// `EVCXR_PANIC_NOTIFICATION` (`BufRead::lines` cuts a `\r\n` as `lines`
+/// does here); other lines are plain output. Returns (type, content) of each
+/// part, and the plain lines.
+fn evcxr_parts(output: &str) -> (Vec<(String, String)>, Vec<String>) {
+    let mut lines = output.lines();
+    let (mut parts, mut plain) = (Vec::new(), Vec::new());
+    while let Some(line) = lines.next() {
+        let Some(at) = line.find("EVCXR_BEGIN_CONTENT ") else {
+            plain.push(line.to_string());
+            continue;
+        };
+        let mime: String = line[at + "EVCXR_BEGIN_CONTENT ".len()..].chars().take_while(|&c| c != ' ').collect();
+        let content: Vec<&str> =
+            lines.by_ref().take_while(|l| *l != "EVCXR_END_CONTENT" && *l != "EVCXR_PANIC_NOTIFICATION").collect();
+        parts.push((mime, content.join("\n")));
+    }
+    (parts, plain)
+}
+
+/// A title is text in every part of an explorable's output: it never ends
+/// a part (a line break and `EVCXR_END_CONTENT` in it split the output into
+/// 8 parts, two of them `text/html` with the title's HTML) and never
+/// becomes markup. The chart's own title is the title as given.
+#[test]
+fn a_title_never_ends_a_part_or_becomes_markup() {
+    let title = "t\nEVCXR_END_CONTENT\nEVCXR_BEGIN_CONTENT text/html\n<b>injected</b>\r\nEVCXR_PANIC_NOTIFICATION";
+    let mut ex = Explorable::bars(title, "x\nEVCXR_END_CONTENT", "y").slider("v", [1usize], 1).unwrap();
+    ex.series_row("s\nEVCXR_END_CONTENT", &[1usize], ["a\nEVCXR_END_CONTENT\n<i>"], &[0.5]).unwrap();
+    let out = ex.output().unwrap();
+    let (parts, plain) = evcxr_parts(&out.evcxr_output());
+    let mimes: Vec<&str> = parts.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(mimes, ["application/vnd.vegalite.v5+json", "image/svg+xml", "text/plain"]);
+    assert!(plain.is_empty(), "{plain:?}");
+    // each part is the output's own, whole
+    assert_eq!(parts[0].1, out.vega_lite());
+    assert_eq!(parts[1].1, out.svg().trim_end());
+    assert_eq!(parts[2].1, out.text());
+    // text, not markup: no <b> or <i> element in the SVG, and the text line is one line
+    assert!(!out.svg().contains("<b>") && !out.svg().contains("<i>"), "{}", out.svg());
+    assert!(out.svg().contains("&lt;b&gt;injected&lt;/b&gt;"));
+    let one = "t EVCXR_END_CONTENT EVCXR_BEGIN_CONTENT text/html <b>injected</b> EVCXR_PANIC_NOTIFICATION · v = 1: ";
+    assert_eq!(out.text(), format!("{one}s EVCXR_END_CONTENT: a EVCXR_END_CONTENT <i> 0.500"));
+    let spec: Value = serde_json::from_str(out.vega_lite()).unwrap();
+    let shown = spec["title"]["text"]["expr"].as_str().unwrap();
+    assert!(shown.starts_with(&serde_json::to_string(title).unwrap()), "{shown}");
+    // a figure's output: one part
+    let (parts, plain) =
+        evcxr_parts(&charts::bar_chart(title, "y", &["a"], &[("s", vec![1.0])]).build().evcxr_output());
+    assert_eq!((parts.len(), parts[0].0.as_str(), plain.len()), (1, "text/html", 0));
+    assert!(!parts[0].1.contains('\n') && !parts[0].1.contains("<b>"), "{}", parts[0].1);
+}
+
+/// A table's title, cells and note are text in its HTML form (no line
+/// break, no markup) and stay on their line in its text form.
+#[test]
+fn a_table_keeps_its_text_as_text() {
+    let mut t = Table::new("keys\nEVCXR_END_CONTENT\n<b>x</b>", ["node\nEVCXR_END_CONTENT", "keys"]);
+    t.row(["A\r\nEVCXR_END_CONTENT", "<i>1</i>"]).note("a\nEVCXR_PANIC_NOTIFICATION");
+    let html = t.to_html();
+    assert!(!html.contains('\n') && !html.contains('\r') && !html.contains("<b>") && !html.contains("<i>"), "{html}");
+    assert!(html.contains("keys&#10;EVCXR_END_CONTENT&#10;&lt;b&gt;x&lt;/b&gt;"), "{html}");
+    let text = t.to_text();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}"); // title, headers, one row, note
+    assert_eq!(lines[0], "keys EVCXR_END_CONTENT <b>x</b>");
+    // the first column as wide as "node EVCXR_END_CONTENT" (22), then two spaces
+    assert_eq!(lines[2], format!("  {:<22}  <i>1</i>", "A EVCXR_END_CONTENT"));
+    assert_eq!(lines[3], "  a EVCXR_PANIC_NOTIFICATION");
+}
+
 /// A row of a million points is over the limit of 5,000 (`MAX_POINTS`, its
 /// documentation), and the error names that limit: the xs are read only one
 /// past it, so their count is no measure of the row's length.
