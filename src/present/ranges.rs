@@ -327,13 +327,17 @@ impl RangeQuery {
             self.nodes().len(),
             thousands(self.rows())
         );
-        let hashed = self.is_hashed().then(|| {
-            format!(
-                "a router cannot tell which hash ranges hold an interval's keys, so it asks all {}: these are the \
-                 ones that hold rows",
-                thousands(self.ranges_total() as u64)
-            )
-        });
+        let hashed = if self.is_empty_interval() {
+            Some("the interval is empty: no key lies in it, and a router asks no range".to_string())
+        } else {
+            self.is_hashed().then(|| {
+                format!(
+                    "a router cannot tell which hash ranges hold an interval's keys, so it asks all {}: these are \
+                     the ones that hold rows",
+                    thousands(self.ranges_total() as u64)
+                )
+            })
+        };
         with_note(t, vec![cut, Some(asked), hashed])
     }
 }
