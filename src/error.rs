@@ -453,8 +453,10 @@ pub enum Error {
         /// The text, printed (bytes escaped with [`crate::keys::escape`]).
         text: String,
     },
-    /// A name already in use by something of its kind: a table the live
-    /// servers have, a column every table has or one added before.
+    /// A name already in use, where names must be told apart: a table the
+    /// live servers have, a column every table has or one added before, a
+    /// label an explorable draws itself (a node named "keys moved" beside
+    /// the keys-moved bars) or another line or bar group of the same chart.
     NameTaken {
         /// What the name is for, e.g. "table", "column".
         what: &'static str,

@@ -97,7 +97,7 @@ impl Arrival {
 
 /// `Ok` when `n` keys can arrive: within [`Limits::max_keys`](limits::Limits::max_keys)
 /// and a `u32` index each.
-fn check_arrivals(n: usize) -> Result<()> {
+pub(crate) fn check_arrivals(n: usize) -> Result<()> {
     limits::check_hint(
         "keys arriving (each ranked by a 32-bit index)",
         n as u128,

@@ -532,6 +532,13 @@ impl Explorable {
     }
 }
 
+/// The first name `names` gives twice: the lines or bar groups a lab's
+/// explorable draws for a caller's names must be told apart.
+pub(crate) fn repeated<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let mut seen = std::collections::HashSet::new();
+    names.into_iter().find(|n| !seen.insert(*n))
+}
+
 /// An x with its kind, for messages: `name "1"`, `number 1`.
 fn kind(x: &XValue) -> String {
     match x {
