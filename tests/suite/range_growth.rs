@@ -301,3 +301,25 @@ fn timestamps_in_order_write_to_one_node() {
     let writes: Vec<u64> = g.ranges().iter().map(|r| r.writes).collect();
     assert!(writes[..writes.len() - 1].iter().all(|&w| w == 0), "{writes:?}");
 }
+
+/// A growth on many nodes charts in a bounded size (4,096 nodes sampled at
+/// every arrival made a 294 MB SVG): past `MAX_LINES` nodes only the first
+/// lines are drawn, and the chart says how many there were; the points of
+/// all lines together are thinned to `MAX_LINE_POINTS`, each line to that
+/// over the lines drawn.
+#[cfg(feature = "charts")]
+#[test]
+fn a_rows_chart_of_many_nodes_stays_small() {
+    use reshard::present::charts::{MAX_LINES, MAX_LINE_POINTS};
+    let names = reshard::numbered(4096).unwrap();
+    let s = GrowthSettings::new(2).sample_every(1).balance(2.0);
+    let g = RangeGrowth::run(&KeySet::plain(2_000), KeyRanges::named(names).unwrap(), &s).unwrap();
+    assert_eq!(g.samples().len(), 2_001); // arrival 0, then every arrival
+    let svg = g.rows_chart("t").build().svg().to_string();
+    assert!(svg.len() < 2_000_000, "{} bytes", svg.len());
+    assert!(svg.contains(&format!("the first {MAX_LINES} of 4,096 series")), "{}", &svg[..3000]);
+    // 64 lines of 2,001 points are 128,064 points, over 100,000: each thinned to 100,000 / 64
+    let most = MAX_LINE_POINTS / MAX_LINES;
+    assert_eq!(most, 1_562);
+    assert!(svg.contains("series of up to 2,001 points thinned to 1,562"), "{}", &svg[..3000]);
+}

@@ -311,7 +311,7 @@ mod shard_map;
 pub use bar::{bar_chart, counts_chart, BarChart};
 pub use heatmap::{heatmap, Heatmap, Scale};
 pub use histogram::{histogram, Histogram};
-pub use line::{line_chart, LineChart, MAX_SERIES_POINTS};
+pub use line::{line_chart, LineChart, MAX_LINES, MAX_LINE_POINTS, MAX_SERIES_POINTS};
 pub use ring::{ring_diagram, RingDiagram, MAX_ARCS, SECTORS};
 pub use shard_map::{shard_map, ShardMap, MAX_SHARDS_DRAWN};
 
