@@ -23,7 +23,7 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
-use crate::analysis::splits::check_arrivals;
+use crate::analysis::splits::{check_arrivals, check_ranges};
 use crate::analysis::{Arrival, GrowthSettings, RangeGrowth, RangeLayout};
 use crate::keys::KeySet;
 use crate::present::explorable::{repeated, Explorable, Format, MAX_POINTS};
@@ -89,6 +89,8 @@ impl RangeGrowth {
             MAX_POINTS as u128,
             "explore fewer thresholds or fewer arrival orders",
         )?;
+        // the smallest threshold makes the most ranges: refused before any run
+        check_ranges(start.table().len(), n, grid[0])?;
         if let Some(name) = repeated(arrivals.iter().map(|a| a.0)) {
             return Err(Error::NameTaken {
                 what: "arrival order",

@@ -323,3 +323,43 @@ fn a_rows_chart_of_many_nodes_stays_small() {
     assert_eq!(most, 1_562);
     assert!(svg.contains("series of up to 2,001 points thinned to 1,562"), "{}", &svg[..3000]);
 }
+
+/// A growth that may make more ranges than it holds is refused before any
+/// work (20,000,000 keys at threshold 1 ran out of memory at 3.5 GB after
+/// 17 s). A range splits at threshold + 1 rows into parts of ⌈threshold / 2⌉
+/// rows or more, so n keys make at most n / ⌈threshold / 2⌉ − 1 splits; a
+/// growth makes at most an eighth of `limits::MAX_SHARDS` (10,000,000)
+/// ranges, 1,250,000.
+#[test]
+fn a_growth_past_the_range_limit_is_refused_at_once() {
+    let t0 = std::time::Instant::now();
+    let one = KeyRanges::new(3).unwrap();
+    let err = RangeGrowth::run(&KeySet::plain(20_000_000), &one, &GrowthSettings::new(1)).unwrap_err();
+    // 1 start range + 20,000,000 / 1 − 1 splits
+    assert!(matches!(err, Error::TooLarge { asked: 20_000_000, limit: 1_250_000, .. }), "{err}");
+    assert!(err.to_string().contains("raise the split threshold"), "{err}");
+    // threshold 2: parts of 1 row or more, the same count; 3 and 4: parts of 2
+    let two = RangeGrowth::run(&KeySet::plain(20_000_000), &one, &GrowthSettings::new(2)).unwrap_err();
+    assert!(matches!(two, Error::TooLarge { asked: 20_000_000, .. }), "{two}");
+    let four = RangeGrowth::run(&KeySet::plain(20_000_000), &one, &GrowthSettings::new(4)).unwrap_err();
+    assert!(matches!(four, Error::TooLarge { asked: 10_000_000, .. }), "{four}");
+    assert!(t0.elapsed() < std::time::Duration::from_secs(2), "{:?}", t0.elapsed());
+    // the limit itself: 1,250,000 start ranges and one key (no split) run; two keys at threshold 1
+    // (one split more) do not
+    let wide = HashRanges::new(3).unwrap().with_even_split(1_250_000).unwrap();
+    let g = RangeGrowth::run(&KeySet::plain(1), &wide, &GrowthSettings::new(1)).unwrap();
+    assert_eq!(g.ranges().len(), 1_250_000);
+    let over = RangeGrowth::run(&KeySet::plain(2), &wide, &GrowthSettings::new(1)).unwrap_err();
+    assert!(matches!(over, Error::TooLarge { asked: 1_250_001, limit: 1_250_000, .. }), "{over}");
+    // and the splits explorable refuses its smallest threshold's run before any run
+    let ways = [("in order", reshard::analysis::Arrival::KeyOrder)];
+    let ex = RangeGrowth::explorable_splits(
+        "t",
+        &KeySet::plain(20_000_000),
+        &one,
+        &GrowthSettings::new(64),
+        &[1, 64],
+        &ways,
+    );
+    assert!(matches!(ex, Err(Error::TooLarge { asked: 20_000_000, .. })), "{ex:?}");
+}
