@@ -266,7 +266,11 @@ impl PgShards {
     }
 
     /// Run one SQL query on server `name` (a shard or [`COORDINATOR`]) and
-    /// return its rows, each a list of fields as text (NULL as "").
+    /// return its rows, each a list of fields as text (NULL as "", other
+    /// text as psql prints it). When a statement of the coordinator fails
+    /// because a shard's server has exited, the error is that shard's
+    /// ([`Error::ServerFailed`] naming it and its port), with the
+    /// coordinator's message; so for every call of this driver.
     pub fn query(&self, name: &str, sql: &str) -> Result<Vec<Vec<String>>> {
         if name == COORDINATOR {
             return self.coordinator_rows(sql);
