@@ -270,7 +270,8 @@ fn a_shard_killed_under_the_coordinator_is_named() {
     assert!(matches!(&err, Error::ServerFailed { node, port: p, .. } if node == "B" && *p == port), "{err:?}");
     let text = err.to_string();
     assert!(text.starts_with(&format!("B (127.0.0.1:{port}): its process has exited")), "{text}");
-    assert!(text.contains("coordinator") && text.contains("shard_B"), "the server's message: {text}");
+    assert!(text.contains("(foreign server \"shard_B\") failed: coordinator"), "{text}");
+    assert!(text.contains("could not connect to server \"shard_B\""), "the server's message: {text}");
     let read = pg.query(COORDINATOR, "SELECT count(*) FROM t").unwrap_err();
     assert!(matches!(&read, Error::ServerFailed { node, .. } if node == "B"), "{read:?}");
     // A still answers, and its statements name no one else.

@@ -249,7 +249,11 @@ impl PgShards {
             return e;
         }
         match self.shards.iter().find(|s| !s.alive()) {
-            Some(dead) => dead.failed(format!("its process has exited, and the coordinator's statement failed: {e}")),
+            Some(dead) => dead.failed(format!(
+                "its process has exited, and the coordinator's statement through it (foreign server \"shard_{}\") \
+                 failed: {e}",
+                dead.name()
+            )),
             None => e,
         }
     }
