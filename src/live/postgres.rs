@@ -503,7 +503,7 @@ pub(crate) fn hex_text(expr: &str) -> String {
 pub(crate) fn unhex(hex: &str) -> Option<String> {
     let digit = |b: u8| (b as char).to_digit(16);
     let bytes = hex.as_bytes();
-    if bytes.len() % 2 != 0 {
+    if !bytes.len().is_multiple_of(2) {
         return None;
     }
     let decoded: Option<Vec<u8>> = bytes.chunks(2).map(|p| Some((digit(p[0])? * 16 + digit(p[1])?) as u8)).collect();

@@ -16,7 +16,7 @@
 //! | form | function | written by |
 //! |---|---|---|
 //! | HTML text (a table's cells, caption, note) | [`html`] | `Table::to_html`, the tutor's parameters |
-//! | an attribute's value, XML text (an `<img>`'s `alt`, an SVG's `<title>`) | [`attribute`] | `Figure` |
+//! | an attribute's value, XML text (an `<img>`'s `alt`, an SVG's `<title>`) | `attribute` (feature `charts`) | `Figure` |
 //! | one line of plain text (a table's text form, a chart's title and labels drawn in its SVG, an explorable's text line) | [`one_line`] | `Table::to_text`, the charts, `Explorable` |
 //!
 //! JSON (an explorable's Vega-Lite specification) is escaped by serde_json,
@@ -65,6 +65,7 @@ pub(crate) fn html(s: &str) -> Cow<'_, str> {
 
 /// `s` as the value of a double-quoted attribute (or any XML text): as
 /// [`html`], and `"` as `&quot;`.
+#[cfg(feature = "charts")]
 pub(crate) fn attribute(s: &str) -> Cow<'_, str> {
     match html(s) {
         Cow::Borrowed(b) if !b.contains('"') => Cow::Borrowed(b),
@@ -93,6 +94,7 @@ mod tests {
             assert!(matches!(one_line(s), Cow::Borrowed(_)), "{s:?}");
         }
         assert!(matches!(html("say \"hi\""), Cow::Borrowed(_)));
+        #[cfg(feature = "charts")]
         assert!(matches!(attribute("it's"), Cow::Borrowed(_)));
     }
 
@@ -100,13 +102,14 @@ mod tests {
     fn markup_and_line_breaks_are_text() {
         let title = "a < b & c > d\nEVCXR_END_CONTENT\r\n<b>\"x\"</b>";
         assert_eq!(html(title), "a &lt; b &amp; c &gt; d&#10;EVCXR_END_CONTENT&#13;&#10;&lt;b&gt;\"x\"&lt;/b&gt;");
+        #[cfg(feature = "charts")]
         assert_eq!(
             attribute(title),
             "a &lt; b &amp; c &gt; d&#10;EVCXR_END_CONTENT&#13;&#10;&lt;b&gt;&quot;x&quot;&lt;/b&gt;"
         );
         assert_eq!(one_line(title), "a < b & c > d EVCXR_END_CONTENT <b>\"x\"</b>");
         assert_eq!(one_line("a\u{2028}b\u{85}c\rd\u{0B}e\u{0C}f\u{2029}g"), "a b c d e f g");
-        for s in [html(title), attribute(title), one_line(title)] {
+        for s in [html(title), one_line(title)] {
             assert!(!s.contains('\n') && !s.contains('\r'), "{s}");
         }
     }
