@@ -35,7 +35,7 @@ use crate::error::PartitionProblem;
 use crate::keys::KeySet;
 use crate::live::pg_shards::PgShards;
 use crate::live::pg_table::{Bound, Partition, RangeOf};
-use crate::live::postgres::{hex_text, unhex};
+use crate::live::pg_text::{hex_text, unhex};
 use crate::{Error, Result};
 use std::time::Instant;
 

@@ -24,7 +24,7 @@
 
 use crate::keys::KeySet;
 use crate::live::pg_shards::{GlobalIndex, PgShards};
-use crate::live::postgres::{check_identifier, literal};
+use crate::live::pg_text::{check_identifier, literal};
 use crate::live::TableSpec;
 use crate::schemes::KeyRanges;
 use crate::{limits, Error, Result};

@@ -21,7 +21,7 @@
 
 use crate::analysis::RangeLayout;
 use crate::error::RangeProblem;
-use crate::live::postgres::{check_identifier, literal};
+use crate::live::pg_text::{check_identifier, literal};
 use crate::{limits, Error, HashWidth, Result};
 use std::fmt;
 
