@@ -41,8 +41,7 @@ impl Replicated {
     /// Fails when a workload's counts are not one per key, when `s` or
     /// `rf` is not among the slider's values, on an `rf` of 0 or above a
     /// scheme's nodes, on an empty line-up, or on two schemes of one label
-    /// ([`Error::NameTaken`]: each is a group of bars, e.g. two rings of
-    /// 150 points).
+    /// (each is a group of bars, e.g. two rings of 150 points).
     pub fn explorable_reads(
         lineup: &[Replicated],
         keys: &HashedKeys,
@@ -81,10 +80,10 @@ impl Replicated {
             .size(760, 320);
         let labels: Vec<String> = lineup.iter().map(Replicated::label).collect();
         if let Some(label) = repeated(labels.iter().map(String::as_str)) {
-            return Err(Error::NameTaken {
-                what: "placement label",
-                name: label.to_string(),
-                by: "another scheme of the line-up (each is a group of bars, named by its label): give each once",
+            return Err(Error::OutOfRange {
+                what: "line-up",
+                given: format!("with two schemes labelled {label:?}"),
+                allowed: "each scheme once: each is a group of bars, named by its label".into(),
             });
         }
         let most = rfs.iter().copied().max().unwrap_or(1);
