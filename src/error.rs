@@ -453,6 +453,18 @@ pub enum Error {
         /// The text, printed (bytes escaped with [`crate::keys::escape`]).
         text: String,
     },
+    /// A name already in use, where names must be told apart: a table the
+    /// live servers have, a column every table has or one added before, a
+    /// label an explorable draws itself (a node named "keys moved" beside
+    /// the keys-moved bars) or another line or bar group of the same chart.
+    NameTaken {
+        /// What the name is for, e.g. "table", "column".
+        what: &'static str,
+        /// The name as given.
+        name: String,
+        /// What holds it, e.g. "one of the columns every table has (key, h and seq)".
+        by: &'static str,
+    },
     /// A table's ranges that do not cover every key exactly once.
     BadRanges {
         /// The table.

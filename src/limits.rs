@@ -59,7 +59,10 @@ pub const MAX_HASHES: u128 = 200_000_000;
 /// The most key placements one call may make (keys × arrangements, keys ×
 /// node-count pairs, …).
 pub const MAX_PLACEMENTS: u128 = 2_000_000_000;
-/// The most fixed shards (4 bytes each in the shard table).
+/// The most fixed shards (4 bytes each in the shard table), and ranges of
+/// one range layout (`KeyRanges`, `HashRanges`). A growing table
+/// (`analysis::RangeGrowth`) makes at most an eighth of it: each of its
+/// ranges takes about 500 bytes.
 pub const MAX_SHARDS: u128 = 10_000_000;
 /// The most requests drawn for one workload (a Zipf draw costs about
 /// 0.1 µs; the counts per key are kept, not the stream).
@@ -104,7 +107,8 @@ pub struct Limits {
     pub max_hashes: u128,
     /// Key placements of one call ([`MAX_PLACEMENTS`]).
     pub max_placements: u128,
-    /// Fixed shards ([`MAX_SHARDS`]).
+    /// Fixed shards, ranges of a layout, and eight times the ranges of a
+    /// growing table ([`MAX_SHARDS`]).
     pub max_shards: u128,
     /// Requests drawn for one workload ([`MAX_REQUESTS`]).
     pub max_requests: u128,

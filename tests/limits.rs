@@ -41,6 +41,25 @@ fn a_caller_can_raise_and_restore_the_limits() {
     assert!(long.to_string().contains("bytes of range boundaries"), "{long}");
     assert!(kr.with_boundaries(["a", "b"]).unwrap().split_at("c").is_err());
     assert!(matches!(HashRanges::new(2).unwrap().with_even_split(4), Err(Error::TooLarge { limit: 3, .. })));
+
+    // A growth makes at most an eighth of max_shards ranges: with 16, two. Under hash ranges keys
+    // sharing a hash make a part smaller than ⌈threshold / 2⌉ rows, past what the check before the
+    // run counts on, and the run stops at the limit instead. The 32-bit hashes, by Python's
+    // hashlib (int.from_bytes(md5(k).digest(), "big") % 2**32): x1 410,250,349; key51558 and
+    // key58741 both 2,387,783,721; y56 2,424,063,674; y69 2,441,957,551. Threshold 3, key order:
+    // the 4th row splits [x1 | key51558 key58741 y56] at the median's hash (x1 alone below), the
+    // 5th splits [key51558 key58741 | y56 y69]: 3 ranges, where 5 / ⌈3 / 2⌉ − 1 = 1 split was counted.
+    use reshard::analysis::{GrowthSettings, RangeGrowth};
+    limits::set(Limits::default().with_max_shards(16)).unwrap();
+    let keys = KeySet::from_keys(["x1", "key51558", "key58741", "y56", "y69"]).unwrap();
+    let one = HashRanges::new(2).unwrap();
+    let err = RangeGrowth::run(&keys, &one, &GrowthSettings::new(3)).unwrap_err();
+    assert!(matches!(err, Error::TooLarge { asked: 3, limit: 2, .. }), "{err:?}");
+    assert!(err.to_string().contains("ranges a growth may make"), "{err}");
+    limits::set(Limits::default().with_max_shards(24)).unwrap();
+    let g = RangeGrowth::run(&keys, &one, &GrowthSettings::new(3)).unwrap();
+    let rows: Vec<u64> = g.ranges().iter().map(|r| r.rows).collect();
+    assert_eq!(rows, [1, 2, 2]);
     limits::set(before).unwrap();
     assert_eq!(limits::current(), Limits::default());
     assert!(Slots::new(5_000).is_err());

@@ -182,7 +182,9 @@ fn a_partition_moves_whole_and_neighbours_on_one_shard_merge() {
     let moved = pg.move_partition("t", &parts[1].name, "A").unwrap();
     assert_eq!((moved.moved, moved.from.as_str(), moved.to.as_str()), (count("k1", "k2"), "B", "A"));
     assert_eq!(pg.rows_per_shard("t").unwrap(), [("A".to_string(), 3_000), ("B".to_string(), 0)]);
-    assert!(matches!(pg.move_partition("t", &moved.new_partition, "A"), Err(Error::SameNode(_))));
+    let here = pg.move_partition("t", &moved.new_partition, "A").unwrap_err();
+    assert!(matches!(&here, Error::BadPartition { .. }), "{here:?}");
+    assert!(here.to_string().contains(&format!("move {} to A: it is on A already", moved.new_partition)), "{here}");
     let merged = pg.merge("t", &parts[0].name).unwrap();
     assert_eq!(merged.moved, count("k1", "k2"));
     let after = pg.partitions("t").unwrap();
@@ -210,7 +212,9 @@ fn bad_input_gets_a_typed_error_that_says_what_to_change() {
     let mut pg = PgShards::start(["A"]).unwrap();
     assert!(matches!(pg.create(&key_spec("t", &["m"], &["A", "Z"])), Err(Error::UnknownNode(n)) if n == "Z"));
     pg.create(&key_spec("t", &[], &["A"])).unwrap();
-    assert!(pg.create(&key_spec("t", &[], &["A"])).is_err());
+    let again = pg.create(&key_spec("t", &[], &["A"])).unwrap_err();
+    assert!(matches!(&again, Error::NameTaken { what: "table", name, .. } if name == "t"), "{again:?}");
+    assert!(!again.to_string().contains("node"), "{again}");
     assert!(matches!(pg.insert("nope", &KeySet::plain(1)), Err(Error::UnknownName { .. })));
     let nul = KeySet::from_keys([&b"ok"[..], b"a\0b"]).unwrap();
     assert!(matches!(pg.insert("t", &nul), Err(Error::BadKey { line: 2, .. })));
@@ -236,6 +240,109 @@ fn a_killed_shard_is_named() {
     }
     let err = pg.rows_per_shard("t").unwrap_err();
     assert!(matches!(&err, Error::ServerFailed { node, .. } if node == "B"), "{err:?}");
+}
+
+/// A shard whose server dies is named by the statement of the coordinator
+/// that needed it, with its port and the coordinator's own message (here
+/// PostgreSQL's "could not connect" to it): the coordinator only relays the
+/// failure, naming itself and a partition. Its server and shared memory go
+/// when the driver is dropped: no System V segment made by the killed
+/// server is left, and the dynamic segments were in its data directory.
+#[test]
+fn a_shard_killed_under_the_coordinator_is_named() {
+    if !postgres_here() {
+        return;
+    }
+    let mut pg = PgShards::start(["A", "B"]).unwrap();
+    pg.create(&key_spec("t", &["m"], &["A", "B"])).unwrap();
+    for name in [COORDINATOR, "A", "B"] {
+        let kind = pg.query(name, "SHOW dynamic_shared_memory_type").unwrap();
+        assert_eq!(kind, [["mmap"]], "{name}: dynamic shared memory outside the data directory");
+    }
+    let (pid, _) = pg.footprint()[2].clone(); // coordinator, A, B
+    let port = pg.port("B").unwrap();
+    assert!(Command::new("kill").args(["-KILL", &pid.to_string()]).status().unwrap().success());
+    while process_alive(pid) {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    // "zz" goes to B: through the coordinator's foreign partition on shard_B
+    let err = pg.insert("t", &KeySet::from_keys(["a", "zz"]).unwrap()).unwrap_err();
+    assert!(matches!(&err, Error::ServerFailed { node, port: p, .. } if node == "B" && *p == port), "{err:?}");
+    let text = err.to_string();
+    assert!(text.starts_with(&format!("B (127.0.0.1:{port}): its process has exited")), "{text}");
+    assert!(text.contains("(foreign server \"shard_B\") failed: coordinator"), "{text}");
+    assert!(text.contains("could not connect to server \"shard_B\""), "the server's message: {text}");
+    let read = pg.query(COORDINATOR, "SELECT count(*) FROM t").unwrap_err();
+    assert!(matches!(&read, Error::ServerFailed { node, .. } if node == "B"), "{read:?}");
+    // A still answers, and its statements name no one else.
+    assert_eq!(pg.query("A", "SELECT 1").unwrap(), [["1"]]);
+    let left = pg.footprint();
+    drop(pg);
+    assert_gone(&left);
+    let segments = std::fs::read_to_string("/proc/sysvipc/shm").unwrap_or_default();
+    let made_by_b: Vec<&str> =
+        segments.lines().filter(|l| l.split_whitespace().nth(4) == Some(pid.to_string().as_str())).collect();
+    assert!(made_by_b.is_empty(), "System V shared memory of the killed server left: {made_by_b:?}");
+}
+
+/// Every code point comes back from PostgreSQL as it went in, U+10FFFF
+/// (which psql drops from text it prints) included: keys read back by
+/// `shard_of_each`, and a bound by `partitions`, so that the next split
+/// finds the right partition.
+#[test]
+fn keys_and_bounds_keep_every_code_point() {
+    if !postgres_here() {
+        return;
+    }
+    let mut pg = PgShards::start(["A", "B"]).unwrap();
+    pg.create(&key_spec("t", &["m"], &["A", "B"])).unwrap();
+    let odd = ["x\u{10FFFF}", "\u{10FFFF}", "a\u{10FFFF}b", "x\u{FFFF}", "\u{FFFE}", "é", "\\N", "q\"uote"];
+    pg.insert("t", &KeySet::from_keys(odd).unwrap()).unwrap();
+    let mut want: Vec<(String, String)> =
+        odd.iter().map(|k| (k.to_string(), by_scan(&["m"], &["A", "B"], k.as_bytes()).to_string())).collect();
+    want.sort();
+    assert_eq!(pg.shard_of_each("t").unwrap(), want);
+    // keys in [lo, hi), by byte comparison
+    let count = |lo: &str, hi: &str| {
+        odd.iter().filter(|k| k.as_bytes() >= lo.as_bytes() && k.as_bytes() < hi.as_bytes()).count() as u64
+    };
+    let top = "\u{10FFFF}";
+    // a bound above every other key: read back as it was given
+    let at_top = pg.split("t", &Bound::text(top), "A").unwrap();
+    let from_top = odd.iter().filter(|k| k.as_bytes() >= top.as_bytes()).count() as u64;
+    assert_eq!((at_top.moved, at_top.kept), (from_top, count("m", top)));
+    let parts = pg.partitions("t").unwrap();
+    let bounds: Vec<(Bound, Bound)> = parts.iter().map(|p| (p.lower.clone(), p.upper.clone())).collect();
+    let (m, t) = (Bound::text("m"), Bound::text(top));
+    assert_eq!(bounds, [(Bound::Min, m.clone()), (m, t.clone()), (t, Bound::Max)]);
+    // so the next split finds the partition that holds its point
+    let n = pg.split("t", &Bound::text("n"), "A").unwrap();
+    assert_eq!((n.partition.as_str(), n.moved, n.kept), (parts[1].name.as_str(), count("n", top), count("m", "n")));
+}
+
+/// A move names the shard it goes to: never the coordinator (which holds no
+/// rows), refused before anything is made; the partitions stay as they were.
+#[test]
+fn a_partition_is_never_moved_to_the_coordinator() {
+    if !postgres_here() {
+        return;
+    }
+    let mut pg = PgShards::start(["A", "B"]).unwrap();
+    pg.create(&key_spec("t", &["m"], &["A", "B"])).unwrap();
+    pg.insert("t", &KeySet::new("k", 10)).unwrap();
+    let before = pg.partitions("t").unwrap();
+    let err = pg.move_partition("t", &before[0].name, COORDINATOR).unwrap_err();
+    assert!(matches!(&err, Error::UnknownName { what: "shard", given, .. } if given == COORDINATOR), "{err:?}");
+    assert!(err.to_string().contains("A, B"), "{err}");
+    let split = pg.split("t", &Bound::text("k5"), COORDINATOR).unwrap_err();
+    assert!(matches!(&split, Error::UnknownName { what: "shard", .. }), "{split:?}");
+    let onto = pg.create(&key_spec("u", &[], &[COORDINATOR])).unwrap_err();
+    assert!(matches!(&onto, Error::UnknownName { what: "shard", .. }), "{onto:?}");
+    assert_eq!(pg.partitions("t").unwrap(), before);
+    // the coordinator's only table is t itself (partitioned; its partitions are foreign tables)
+    let made = pg.query(COORDINATOR, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'").unwrap();
+    assert_eq!(made, [["t"]], "a table was made on the coordinator");
+    assert_eq!(pg.rows_per_shard("t").unwrap(), [("A".to_string(), 10), ("B".to_string(), 0)]);
 }
 
 /// The process group of `pid` (field 5 of /proc/pid/stat).

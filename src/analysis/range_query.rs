@@ -157,13 +157,41 @@ impl RangeQuery {
     /// The nodes a router must ask, each once, in node order: under key
     /// ranges the nodes of the ranges the interval touches; under hash
     /// ranges every node that owns a range, since neighbouring keys are
-    /// scattered over all of them and no range can be ruled out.
+    /// scattered over all of them and no range can be ruled out. An empty
+    /// interval ([`is_empty_interval`](Self::is_empty_interval)) asks no
+    /// node under either.
+    ///
+    /// ```
+    /// use reshard::analysis::RangeQuery;
+    /// use reshard::prelude::*;
+    /// let keys = KeySet::new("k", 100);
+    /// let by_hash = HashRanges::new(4)?.with_even_split(4)?;
+    /// let all = RangeQuery::measure(&keys, &by_hash, Some(b"k5"), Some(b"k6"))?;
+    /// assert_eq!(all.nodes_routed(), [0, 1, 2, 3]);
+    /// let none = RangeQuery::measure(&keys, &by_hash, Some(b"k5"), Some(b"k5"))?; // [k5, k5)
+    /// assert!(none.is_empty_interval() && none.nodes_routed().is_empty());
+    /// # Ok::<(), reshard::Error>(())
+    /// ```
     pub fn nodes_routed(&self) -> Vec<NodeId> {
+        if self.is_empty_interval() {
+            return Vec::new();
+        }
         let mut n: Vec<NodeId> =
             if self.hashed { self.owners.clone() } else { self.parts.iter().map(|p| p.node).collect() };
         n.sort_unstable();
         n.dedup();
         n
+    }
+
+    /// True when no key can lie in `[lo, hi)`, whatever the keys: `hi` is
+    /// the empty key (no key is below it), or `lo ≥ hi`. A router knows so
+    /// from the interval alone, and asks no range.
+    pub fn is_empty_interval(&self) -> bool {
+        match (&self.lo, &self.hi) {
+            (_, Some(hi)) if hi.is_empty() => true,
+            (Some(lo), Some(hi)) => lo >= hi,
+            _ => false,
+        }
     }
 
     /// Rows the query returns, all ranges together.

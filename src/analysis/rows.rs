@@ -131,8 +131,9 @@ impl Rows {
     /// One row per key of `keys`, no attributes yet.
     ///
     /// Fails on an empty key set ([`Error::NoKeys`]), a key given twice
-    /// ([`Error::DuplicateKey`], naming both rows), and keys over the
-    /// limits.
+    /// ([`Error::DuplicateKey`], naming both rows), and keys or their bytes
+    /// over the limits ([`Error::TooLarge`]: every row's key is held in
+    /// memory by the indexes built on them), before anything is read.
     ///
     /// # Examples
     ///
@@ -149,6 +150,7 @@ impl Rows {
         if keys.is_empty() {
             return Err(Error::NoKeys);
         }
+        keys.check_held()?;
         if keys.is_listed() {
             let kb = keys.key_bytes()?;
             let mut order: Vec<u32> = (0..kb.len() as u32).collect();

@@ -97,13 +97,58 @@ impl Arrival {
 
 /// `Ok` when `n` keys can arrive: within [`Limits::max_keys`](limits::Limits::max_keys)
 /// and a `u32` index each.
-fn check_arrivals(n: usize) -> Result<()> {
+pub(crate) fn check_arrivals(n: usize) -> Result<()> {
     limits::check_hint(
         "keys arriving (each ranked by a 32-bit index)",
         n as u128,
         limits::current().max_keys.min(u128::from(u32::MAX)),
         "use fewer keys",
     )
+}
+
+/// How many layout ranges (shards) of [`Limits::max_shards`](limits::Limits::max_shards)
+/// one range of a growth counts for. A growth keeps each range it makes as a
+/// split, a final range with both its bounds, and a range of the final
+/// layout, about 500 bytes in all, where a layout's range takes about 60
+/// (measured: 1,000,000 ranges of a growth took 510 MB; 10,000,000
+/// boundaries of `KeyRanges`, 550 MB). So a growth makes at most an eighth
+/// of `max_shards` ranges: 1,250,000 by default, about 650 MB.
+const RANGE_WEIGHT: u128 = 8;
+
+/// The most ranges one growth may make (see [`RANGE_WEIGHT`]).
+pub(crate) fn max_ranges() -> u128 {
+    limits::current().max_shards / RANGE_WEIGHT
+}
+
+/// The error of a growth that may make `asked` ranges, over [`max_ranges`].
+pub(crate) fn too_many_ranges(asked: u128) -> Error {
+    Error::TooLarge {
+        what: "ranges a growth may make (the start's, and one more per split, each part of a split keeping \
+               ⌈threshold / 2⌉ rows or more)",
+        asked,
+        limit: max_ranges(),
+        hint: "raise the split threshold or use fewer keys (each range of a growth takes about 500 bytes: a growth \
+               makes at most an eighth of limits::Limits::max_shards)",
+    }
+}
+
+/// `Ok` when a growth of `keys` keys from `start` ranges, splitting above
+/// `threshold` rows (1 or more), cannot make more than [`max_ranges`]
+/// ranges, checked before any work. A range splits at `threshold + 1` rows
+/// into parts of ⌊(threshold + 1) / 2⌋ = ⌈threshold / 2⌉ rows or more, and
+/// rows only come: so every range a split made holds that many at the end,
+/// and `s` splits leave at least `s + 1` such ranges, of the `keys` rows at
+/// most — `s ≤ keys / ⌈threshold / 2⌉ − 1`. (Under hash ranges, keys
+/// sharing a hash can make a smaller part; a run that reaches the limit
+/// then stops with the same error.)
+pub(crate) fn check_ranges(start: usize, keys: usize, threshold: u64) -> Result<()> {
+    let part = u128::from(threshold.div_ceil(2).max(1));
+    let splits = (keys as u128 / part).saturating_sub(1);
+    let asked = start as u128 + splits;
+    if asked > max_ranges() {
+        return Err(too_many_ranges(asked));
+    }
+    Ok(())
 }
 
 /// What a [`RangeGrowth`] run does: the split threshold, the arrival
@@ -255,7 +300,11 @@ impl RangeGrowth {
     /// Fails, before any work, on no keys ([`Error::NoKeys`]), a threshold
     /// of 0 or `sample_every` of 0 ([`Error::OutOfRange`]), a balancing
     /// factor below 1 or not finite ([`Error::BadNumber`]), and keys,
-    /// bytes or samples over the [`limits`].
+    /// bytes or samples over the [`limits`], or more ranges than a growth
+    /// may make ([`Error::TooLarge`]: with `n` keys, the start's ranges and
+    /// up to `n / ⌈threshold / 2⌉ − 1` splits, within an eighth of
+    /// [`Limits::max_shards`](limits::Limits::max_shards), 1,250,000 by
+    /// default; each range of a growth takes about 500 bytes).
     ///
     /// # Examples
     ///
@@ -319,6 +368,7 @@ impl RangeGrowth {
             limits::current().max_keys,
             "sample less often (a larger sample_every)",
         )?;
+        check_ranges(layout.table().len(), n, settings.threshold)?;
         engine::simulate(keys, layout, settings, every)
     }
 

@@ -287,6 +287,9 @@ impl fmt::Display for Error {
                 "{what} \"{text}\" is not text PostgreSQL can store (UTF-8 without a NUL byte): remove the NUL \
                  byte or the bytes that are not UTF-8"
             ),
+            Error::NameTaken { what, name, by } => {
+                write!(f, "{what} name {name:?} is taken by {by}: choose another name")
+            }
             Error::BadRanges { table, problem } => write!(f, "table {table}: {problem}"),
             Error::BadPartition { table, problem } => write!(f, "table {table}: {problem}"),
             Error::ServerFailed { node, port, problem, source } => {

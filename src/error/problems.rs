@@ -131,6 +131,13 @@ pub enum PartitionProblem {
         /// The partition it is the lower bound of.
         partition: String,
     },
+    /// A move of a partition to the shard that holds it already.
+    OnShardAlready {
+        /// The partition.
+        partition: String,
+        /// Its shard.
+        shard: String,
+    },
     /// A growth that moves a range the table does not have.
     NoSuchRange {
         /// The range.
@@ -169,6 +176,9 @@ impl fmt::Display for PartitionProblem {
             ),
             PartitionProblem::AlreadyBound { at, partition } => {
                 write!(f, "split at {at}: it is already the lower bound of {partition}; split inside a partition")
+            }
+            PartitionProblem::OnShardAlready { partition, shard } => {
+                write!(f, "move {partition} to {shard}: it is on {shard} already; move it to another shard")
             }
             PartitionProblem::NoSuchRange { range, partitions } => write!(
                 f,

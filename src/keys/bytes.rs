@@ -30,6 +30,16 @@ impl KeyBytes<'_> {
 }
 
 impl KeySet {
+    /// `Ok` when every key can be held in memory at once: the keys within
+    /// [`Limits::max_keys`](limits::Limits::max_keys), their bytes within
+    /// [`Limits::max_key_bytes`](limits::Limits::max_key_bytes), else
+    /// [`Error::TooLarge`]. A listed set was checked as it was read, a
+    /// numbered one (`KeySet::plain(n)` takes any `n`) is checked here.
+    pub(crate) fn check_held(&self) -> Result<()> {
+        limits::check_hint("keys held in memory", self.count as u128, limits::current().max_keys, "use fewer keys")?;
+        limits::check_hint("bytes of keys (keys × their length)", self.byte_len(), max_held(), KEY_BYTES_HINT)
+    }
+
     /// Every key's bytes at once (see [`KeyBytes`]). Fails with
     /// [`Error::TooLarge`] when the keys or their bytes are over the limits.
     pub(crate) fn key_bytes(&self) -> Result<KeyBytes<'_>> {
@@ -37,8 +47,7 @@ impl KeySet {
         if let Some(list) = &self.list {
             return Ok(KeyBytes { bytes: Cow::Borrowed(&list.0.bytes), offsets: Cow::Borrowed(&list.0.offsets) });
         }
-        limits::check_hint("keys held in memory", self.count as u128, limits::current().max_keys, "use fewer keys")?;
-        limits::check_hint("bytes of keys (keys × their length)", self.byte_len(), max_held(), KEY_BYTES_HINT)?;
+        self.check_held()?;
         let mut bytes = Vec::with_capacity(self.byte_len() as usize);
         let mut offsets = Vec::with_capacity(self.count + 1);
         offsets.push(0u32);

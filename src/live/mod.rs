@@ -80,11 +80,15 @@ pub mod pg_grow;
 #[cfg(feature = "postgres")]
 pub mod pg_index;
 #[cfg(feature = "postgres")]
+mod pg_insert;
+#[cfg(feature = "postgres")]
 pub mod pg_rebalance;
 #[cfg(feature = "postgres")]
 pub mod pg_shards;
 #[cfg(feature = "postgres")]
 pub mod pg_table;
+#[cfg(feature = "postgres")]
+mod pg_text;
 pub mod ports;
 #[cfg(feature = "postgres")]
 pub mod postgres;

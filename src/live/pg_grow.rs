@@ -35,6 +35,7 @@ use crate::error::PartitionProblem;
 use crate::keys::KeySet;
 use crate::live::pg_shards::PgShards;
 use crate::live::pg_table::{Bound, Partition, RangeOf};
+use crate::live::pg_text::{hex_text, unhex};
 use crate::{Error, Result};
 use std::time::Instant;
 
@@ -196,14 +197,17 @@ impl PgShards {
                 choices: parts.iter().map(|p| p.name.clone()).collect::<Vec<_>>().join(", "),
             });
         };
-        let shard = self.server(&p.shard)?;
+        let shard = self.shard(&p.shard)?;
         let rows = shard.number(&format!("SELECT count(*) FROM {}", p.name))?;
-        let (column, order) = if by == RangeOf::Key { ("key", "key") } else { ("h", "h, key") };
+        // a key is read as the hex of its bytes, to come back whole (see PgShards::partitions)
+        let (column, order) = if by == RangeOf::Key { (hex_text("key"), "key") } else { ("h".into(), "h, key") };
         let median =
             shard.rows(&format!("SELECT {column} FROM {} ORDER BY {order} OFFSET {} LIMIT 1", p.name, rows / 2))?;
         let field = median.first().and_then(|r| r.first()).cloned().unwrap_or_default();
         let at = match by {
-            RangeOf::Key => Bound::Text(field),
+            RangeOf::Key => {
+                Bound::Text(unhex(&field).ok_or_else(|| shard.failed(format!("median key of {partition}: {field:?}")))?)
+            }
             RangeOf::Hash => {
                 Bound::Int(field.parse().map_err(|_| shard.failed(format!("median h {field:?} of {partition}")))?)
             }

@@ -24,7 +24,7 @@
 
 use crate::keys::KeySet;
 use crate::live::pg_shards::{GlobalIndex, PgShards};
-use crate::live::postgres::{check_identifier, literal};
+use crate::live::pg_text::{check_identifier, literal};
 use crate::live::TableSpec;
 use crate::schemes::KeyRanges;
 use crate::{limits, Error, Result};
@@ -94,7 +94,7 @@ impl PgShards {
             .iter()
             .map(|s| format!("ALTER SERVER \"shard_{s}\" OPTIONS (SET async_capable '{on}');\n"))
             .collect();
-        self.coordinator.run(&sql).map(drop)
+        self.coordinator_run(&sql).map(drop)
     }
 
     /// An index on `column` of every partition of `table`, each on its
@@ -115,7 +115,7 @@ impl PgShards {
             } else {
                 format!("SELECT sum(n) FROM ({}) c;\n", counts.join(" UNION ALL "))
             };
-            let n = self.server(&shard)?.run(&sql)?.trim().parse().unwrap_or(0);
+            let n = self.shard(&shard)?.run(&sql)?.trim().parse().unwrap_or(0);
             out.push((shard, n));
         }
         Ok(out)
@@ -156,7 +156,7 @@ impl PgShards {
             .iter()
             .map(|a| format!("INSERT INTO {index} (key, h, seq) {};\n", postings_of(table, a)))
             .collect();
-        self.coordinator.run(&fill)?;
+        self.coordinator_run(&fill)?;
         let attributes = attributes.iter().map(|a| a.to_string()).collect();
         self.indexes.push(GlobalIndex { name: index.to_string(), table: table.to_string(), attributes });
         Ok(())
@@ -176,7 +176,7 @@ impl PgShards {
             }
         }
         script += "COMMIT;\nSELECT count(*) FROM incoming;\n";
-        let out = self.coordinator.run(&script)?;
+        let out = self.coordinator_run(&script)?;
         out.trim().parse().map_err(|_| self.coordinator.failed(format!("insert printed {out:?}")))
     }
 
@@ -205,14 +205,14 @@ impl PgShards {
                 n = p.name,
                 secs = delay_ms / 1000.0
             );
-            self.server(&p.shard)?.run(&sql)?;
+            self.shard(&p.shard)?.run(&sql)?;
         }
         let target = |n: &str| if share > 0.0 { format!("{n}_slow") } else { n.to_string() };
         let sql: String = parts
             .iter()
             .map(|p| format!("ALTER FOREIGN TABLE {} OPTIONS (SET table_name '{}');\n", p.name, target(&p.name)))
             .collect();
-        self.coordinator.run(&sql).map(drop)
+        self.coordinator_run(&sql).map(drop)
     }
 
     /// Run `query` `times` times, one after another in one session of the
@@ -227,7 +227,7 @@ impl PgShards {
         )?;
         let one = format!("{};\n", query.trim_end().trim_end_matches(';'));
         let script = format!("\\timing on\n{}", one.repeat(times));
-        let out = self.coordinator.run(&script)?;
+        let out = self.coordinator_run(&script)?;
         let ms: Vec<f64> =
             out.lines().filter_map(|l| l.strip_prefix("Time: ")?.split_whitespace().next()?.parse().ok()).collect();
         if ms.len() != times {
@@ -293,7 +293,7 @@ impl PgShards {
              CREATE TABLE {index}_drains (started timestamptz, done timestamptz);\n\
              CREATE TABLE {index}_done (x int);\n"
         );
-        self.coordinator.run(&setup)?;
+        self.coordinator_run(&setup)?;
         let load = self.incoming(table, keys, (0..keys.len()).map(|i| (i, i as u64)), keys.len(), extra)?;
         let (lag, period) = (lag_ms / 1000.0, period_ms / 1000.0);
         let writer = format!(
@@ -330,10 +330,10 @@ impl PgShards {
         );
         let t0 = Instant::now();
         let (w, d) = std::thread::scope(|s| {
-            let d = s.spawn(|| self.coordinator.run(&drainer));
-            let w = self.coordinator.run(&writer);
+            let d = s.spawn(|| self.coordinator_run(&drainer));
+            let w = self.coordinator_run(&writer);
             if w.is_err() {
-                let _ = self.coordinator.run(&format!("INSERT INTO {index}_done VALUES (1);\n"));
+                let _ = self.coordinator_run(&format!("INSERT INTO {index}_done VALUES (1);\n"));
             }
             (w, d.join().unwrap_or(Err(Error::ThreadPanicked { task: "draining the index queue" })))
         });
@@ -347,7 +347,7 @@ impl PgShards {
         // before `read_from`, and can only serve it when it overlaps the span
         // from `wrote_from` to `read_by`. Two stamps in the same microsecond
         // may be in either order: `sure` wants strictly later, `can` allows equal.
-        let stats = self.coordinator.rows(&format!(
+        let stats = self.coordinator_rows(&format!(
             "SELECT reads.*, drains.*, judged.* FROM \
              (SELECT count(*), count(*) FILTER (WHERE NOT found) FROM {index}_reads) reads, \
              (SELECT count(*), coalesce(extract(epoch FROM max(started) - min(started)) * 1000 / nullif(count(*) - 1, 0), 0), \
@@ -361,7 +361,7 @@ impl PgShards {
         ))?;
         let row = stats.first().cloned().unwrap_or_default();
         let num = |i: usize| row.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-        self.coordinator.run(&format!("DROP TABLE {index}_queue, {index}_reads, {index}_drains, {index}_done;\n"))?;
+        self.coordinator_run(&format!("DROP TABLE {index}_queue, {index}_reads, {index}_drains, {index}_done;\n"))?;
         Ok(StaleReads {
             writes: num(0) as u64,
             misses: num(1) as u64,

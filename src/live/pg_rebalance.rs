@@ -74,10 +74,11 @@ pub struct Merged {
 impl PgShards {
     /// Move partition `partition` of `table` to shard `to`: a new partition
     /// with the same range on `to` takes every row, and the old one is
-    /// dropped on both servers. Moving to the shard it is on is refused.
+    /// dropped on both servers. Moving to the shard it is on, or to the
+    /// coordinator (which holds no rows), is refused before anything runs.
     pub fn move_partition(&mut self, table: &str, partition: &str, to: &str) -> Result<Moved> {
         let spec = self.spec(table)?.clone();
-        self.server(to)?;
+        self.shard(to)?;
         let parts = self.partitions(table)?;
         let Some(old) = parts.iter().find(|p| p.name == partition).cloned() else {
             return Err(Error::UnknownName {
@@ -87,12 +88,15 @@ impl PgShards {
             });
         };
         if old.shard == to {
-            return Err(Error::SameNode(to.to_string()));
+            return Err(Error::BadPartition {
+                table: table.to_string(),
+                problem: Box::new(PartitionProblem::OnShardAlready { partition: old.name, shard: old.shard }),
+            });
         }
         let new = self.partition_name(table);
         let cols = spec.columns_sql();
         let names = spec.column_names().join(", ");
-        self.server(to)?.run(&format!("CREATE TABLE {new} ({cols}, PRIMARY KEY (key));\n"))?;
+        self.shard(to)?.run(&format!("CREATE TABLE {new} ({cols}, PRIMARY KEY (key));\n"))?;
         let script = format!(
             "BEGIN;\nALTER TABLE {table} DETACH PARTITION {old};\n\
              CREATE FOREIGN TABLE {new} ({cols}) SERVER \"shard_{to}\" OPTIONS (table_name '{new}');\n\
@@ -105,7 +109,7 @@ impl PgShards {
             hi = old.upper.sql(),
         );
         let moved = self.rebalance_step(&script, to, &new)?;
-        self.server(&old.shard)?.run(&format!("DROP TABLE {};\n", old.name))?;
+        self.shard(&old.shard)?.run(&format!("DROP TABLE {};\n", old.name))?;
         let [moved] = moved[..] else {
             return Err(self.coordinator.failed(format!("the move printed {moved:?}, not one count")));
         };
@@ -156,8 +160,8 @@ impl PgShards {
             lo = lower.lower.sql(),
             hi = upper.upper.sql(),
         );
-        let out = self.coordinator.run(&script)?;
-        self.server(&upper.shard)?.run(&format!("DROP TABLE {};\n", upper.name))?;
+        let out = self.coordinator_run(&script)?;
+        self.shard(&upper.shard)?.run(&format!("DROP TABLE {};\n", upper.name))?;
         let moved = out.lines().find_map(|l| l.trim().parse().ok()).unwrap_or(0);
         Ok(Merged { partition: lower.name.clone(), dropped: upper.name.clone(), moved })
     }
@@ -165,10 +169,10 @@ impl PgShards {
     /// Run a coordinator script that fills the new table `new` on shard
     /// `on`, returning the counts it printed; on failure drop `new` there.
     fn rebalance_step(&self, script: &str, on: &str, new: &str) -> Result<Vec<u64>> {
-        match self.coordinator.run(script) {
+        match self.coordinator_run(script) {
             Ok(out) => Ok(out.lines().filter_map(|l| l.trim().parse().ok()).collect()),
             Err(e) => {
-                let _ = self.server(on)?.run(&format!("DROP TABLE IF EXISTS {new};\n"));
+                let _ = self.shard(on)?.run(&format!("DROP TABLE IF EXISTS {new};\n"));
                 Err(e)
             }
         }
@@ -181,7 +185,7 @@ impl PgShards {
     /// coordinator. Fails, changing nothing, when `at` is already a bound.
     pub fn split(&mut self, table: &str, at: &Bound, upper_to: &str) -> Result<Split> {
         let spec = self.spec(table)?.clone();
-        self.server(upper_to)?;
+        self.shard(upper_to)?;
         let kind_ok = matches!((at, spec.by()), (Bound::Text(_), RangeOf::Key) | (Bound::Int(_), RangeOf::Hash));
         if !kind_ok {
             let want = if spec.by() == RangeOf::Key { "Bound::Text" } else { "Bound::Int" };
@@ -208,7 +212,7 @@ impl PgShards {
         }
         let new = self.partition_name(table);
         let cols = spec.columns_sql();
-        self.server(upper_to)?.run(&format!("CREATE TABLE {new} ({cols}, PRIMARY KEY (key));\n"))?;
+        self.shard(upper_to)?.run(&format!("CREATE TABLE {new} ({cols}, PRIMARY KEY (key));\n"))?;
         let col = spec.by().column();
         let names = spec.column_names().join(", ");
         let script = format!(

@@ -40,10 +40,10 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
-use crate::keys::KeySet;
 use crate::live::pg_table::{split_bounds, Bound, Partition, TableSpec};
-use crate::live::postgres::{copy_field, first_line, literal, PgBins, PgServer, Template};
-use crate::{limits, Error, HashWidth, Result};
+use crate::live::pg_text::{hex_text, literal, unhex};
+use crate::live::postgres::{PgBins, PgServer, Template};
+use crate::{limits, Error, Result};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -189,7 +189,7 @@ impl PgShards {
                 p = s.port()
             );
         }
-        pg.coordinator.run(&setup).map_err(|e| match e {
+        pg.coordinator_run(&setup).map_err(|e| match e {
             Error::ServerFailed { problem, .. } if problem.contains("postgres_fdw") => Error::ProgramMissing {
                 program: "postgres_fdw",
                 install: "PostgreSQL's contrib modules (Debian/Ubuntu: `sudo apt-get install postgresql-contrib`)",
@@ -208,7 +208,54 @@ impl PgShards {
         if name == COORDINATOR {
             return Ok(&self.coordinator);
         }
+        self.shard(name)
+    }
+
+    /// Shard `name`, where a table's rows go: never the coordinator, which
+    /// routes rows and holds none of them.
+    pub(crate) fn shard(&self, name: &str) -> Result<&PgServer> {
+        if name == COORDINATOR {
+            return Err(Error::UnknownName {
+                what: "shard",
+                given: name.to_string(),
+                choices: format!(
+                    "a shard: {} (the coordinator routes rows to the shards and holds none)",
+                    self.names().join(", ")
+                ),
+            });
+        }
         self.shards.iter().find(|s| s.name() == name).ok_or_else(|| Error::UnknownNode(name.to_string()))
+    }
+
+    /// Run `script` on the coordinator (see [`PgServer::run`]), naming the
+    /// shard that failed when one did (see [`blame`](Self::blame)).
+    pub(crate) fn coordinator_run(&self, script: &str) -> Result<String> {
+        self.coordinator.run(script).map_err(|e| self.blame(e))
+    }
+
+    /// The rows of one query on the coordinator (see [`PgServer::rows`]),
+    /// naming the shard that failed when one did.
+    pub(crate) fn coordinator_rows(&self, query: &str) -> Result<Vec<Vec<String>>> {
+        self.coordinator.rows(query).map_err(|e| self.blame(e))
+    }
+
+    /// The error of a coordinator's statement that failed, as the error of
+    /// the shard whose server has exited, if one has (and the coordinator
+    /// lives): the coordinator only relays that its connection to some
+    /// shard closed, naming itself and a partition, while the cause is the
+    /// shard's server. The coordinator's own message follows.
+    fn blame(&self, e: Error) -> Error {
+        if !self.coordinator.alive() {
+            return e;
+        }
+        match self.shards.iter().find(|s| !s.alive()) {
+            Some(dead) => dead.failed(format!(
+                "its process has exited, and the coordinator's statement through it (foreign server \"shard_{}\") \
+                 failed: {e}",
+                dead.name()
+            )),
+            None => e,
+        }
     }
 
     /// The port of server `name` (a shard, or [`COORDINATOR`]) on 127.0.0.1.
@@ -223,15 +270,25 @@ impl PgShards {
     }
 
     /// Run one SQL query on server `name` (a shard or [`COORDINATOR`]) and
-    /// return its rows, each a list of fields as text (NULL as "").
+    /// return its rows, each a list of fields as text (NULL as "", other
+    /// text as psql prints it). When a statement of the coordinator fails
+    /// because a shard's server has exited, the error is that shard's
+    /// ([`Error::ServerFailed`] naming it and its port), with the
+    /// coordinator's message; so for every call of this driver.
     pub fn query(&self, name: &str, sql: &str) -> Result<Vec<Vec<String>>> {
-        self.server(name)?.rows(sql)
+        if name == COORDINATOR {
+            return self.coordinator_rows(sql);
+        }
+        self.shard(name)?.rows(sql)
     }
 
     /// Run SQL statements on server `name` and return what they printed
     /// (the rows of any query, as CSV).
     pub fn execute(&self, name: &str, sql: &str) -> Result<String> {
-        self.server(name)?.run(sql)
+        if name == COORDINATOR {
+            return self.coordinator_run(sql);
+        }
+        self.shard(name)?.run(sql)
     }
 
     pub(crate) fn spec(&self, table: &str) -> Result<&TableSpec> {
@@ -256,10 +313,14 @@ impl PgShards {
     /// coordinator.
     pub fn create(&mut self, spec: &TableSpec) -> Result<()> {
         if self.tables.iter().any(|t| t.name() == spec.name()) {
-            return Err(Error::DuplicateNode(format!("table {}", spec.name())));
+            return Err(Error::NameTaken {
+                what: "table",
+                name: spec.name().to_string(),
+                by: "a table these servers have already (PgShards::create made it)",
+            });
         }
         for (_, _, shard) in spec.ranges() {
-            self.server(shard)?;
+            self.shard(shard)?;
         }
         let cols = spec.columns_sql();
         let names: Vec<String> = spec.ranges().iter().map(|_| self.partition_name(spec.name())).collect();
@@ -269,7 +330,7 @@ impl PgShards {
             if !mine.is_empty() {
                 let ddl: String =
                     mine.iter().map(|n| format!("CREATE TABLE {n} ({cols}, PRIMARY KEY (key));\n")).collect();
-                self.server(&shard)?.run(&ddl)?;
+                self.shard(&shard)?.run(&ddl)?;
             }
         }
         let mut ddl = format!("CREATE TABLE {} ({cols}) PARTITION BY RANGE ({});\n", spec.name(), spec.by().column());
@@ -282,123 +343,31 @@ impl PgShards {
                 hi.sql()
             );
         }
-        self.coordinator.run(&ddl)?;
+        self.coordinator_run(&ddl)?;
         self.tables.push(spec.clone());
         Ok(())
     }
 
-    /// Insert every key of `keys` into `table` through the coordinator, in
-    /// key-set order: `key`, `h` (its md5 mod 2^32) and `seq` (its place,
-    /// from 0). PostgreSQL routes each row to its partition's shard.
-    pub fn insert(&self, table: &str, keys: &KeySet) -> Result<Inserted> {
-        self.insert_with(table, keys, |_| Vec::new())
-    }
-
-    /// [`insert`](PgShards::insert), with the spec's extra columns of row
-    /// `i` given by `extra(i)`, as text in column order ("" is NULL).
-    pub fn insert_with(&self, table: &str, keys: &KeySet, extra: impl Fn(usize) -> Vec<String>) -> Result<Inserted> {
-        self.insert_rows(table, keys, (0..keys.len()).map(|i| (i, i as u64)), keys.len(), extra)
-    }
-
-    /// The SQL that loads the keys `keys.get(i)` for each `(i, seq)` of
-    /// `rows` (`count` of them) into a temporary table `incoming` with the
-    /// columns of `table`, `seq` as each row's `seq`: what
-    /// [`insert_rows`](PgShards::insert_rows) and the indexed inserts send
-    /// before their own statements.
-    pub(crate) fn incoming(
-        &self,
-        table: &str,
-        keys: &KeySet,
-        rows: impl Iterator<Item = (usize, u64)>,
-        count: usize,
-        extra: impl Fn(usize) -> Vec<String>,
-    ) -> Result<String> {
-        let spec = self.spec(table)?;
-        limits::check_hint(
-            "rows sent to PostgreSQL at once",
-            count as u128,
-            MAX_PG_ROWS as u128,
-            "insert fewer keys, or in several calls",
-        )?;
-        let mut data = String::with_capacity(count.saturating_mul(40).min(1 << 28));
-        let mut w = keys.writer();
-        for (i, seq) in rows.take(count) {
-            let bytes = w.key(i);
-            let key = std::str::from_utf8(bytes).map_err(|_| Error::BadKey {
-                line: i + 1,
-                reason: "is not UTF-8, which PostgreSQL text needs: use text keys".into(),
-            })?;
-            if key.contains('\0') {
-                return Err(Error::BadKey {
-                    line: i + 1,
-                    reason: "holds a NUL byte, which PostgreSQL text cannot store".into(),
-                });
-            }
-            copy_field(key, &mut data);
-            data += &format!("\t{}\t{seq}", HashWidth::Bits32.hash(bytes));
-            let values = extra(i);
-            if values.len() != spec.extra_columns().len() {
-                return Err(Error::LengthMismatch {
-                    what: "extra column values for a row",
-                    expected: spec.extra_columns().len(),
-                    given: values.len(),
-                });
-            }
-            for v in values {
-                data.push('\t');
-                if v.is_empty() {
-                    data.push_str("\\N");
-                } else {
-                    copy_field(&v, &mut data);
-                }
-            }
-            data.push('\n');
-        }
-        let cols = spec.column_names().join(", ");
-        Ok(format!(
-            "CREATE TEMP TABLE incoming ({}) ;\nCOPY incoming ({cols}) FROM STDIN;\n{data}\\.\n",
-            spec.columns_sql()
-        ))
-    }
-
-    /// Insert the keys `keys.get(i)` for each `(i, seq)` of `rows` (`count`
-    /// of them), in that order, with `seq` as the row's `seq`.
-    pub(crate) fn insert_rows(
-        &self,
-        table: &str,
-        keys: &KeySet,
-        rows: impl Iterator<Item = (usize, u64)>,
-        count: usize,
-        extra: impl Fn(usize) -> Vec<String>,
-    ) -> Result<Inserted> {
-        let load = self.incoming(table, keys, rows, count, extra)?;
-        let cols = self.spec(table)?.column_names().join(", ");
-        let script = format!(
-            "{load}INSERT INTO {table} ({cols}) SELECT {cols} FROM incoming ORDER BY seq;\nSELECT count(*) FROM incoming;\n"
-        );
-        let t0 = Instant::now();
-        let out = self.coordinator.run(&script)?;
-        let rows = out
-            .trim()
-            .parse()
-            .map_err(|_| self.coordinator.failed(format!("insert printed {:?}", first_line(&out))))?;
-        Ok(Inserted { rows, seconds: t0.elapsed().as_secs_f64() })
-    }
-
     /// The partitions of `table`, in range order, as the coordinator's
-    /// catalog has them.
+    /// catalog has them. A text bound comes back as it was given, every
+    /// code point: it is read as the hex of its bytes, which psql prints as
+    /// they are (psql drops some code points of text it prints, U+10FFFF
+    /// among them).
     pub fn partitions(&self, table: &str) -> Result<Vec<Partition>> {
         let by = self.spec(table)?.by();
-        let rows = self.coordinator.rows(&format!(
-            "SELECT c.relname, pg_get_expr(c.relpartbound, c.oid), s.srvname FROM pg_inherits i \
+        let rows = self.coordinator_rows(&format!(
+            "SELECT c.relname, {}, s.srvname FROM pg_inherits i \
              JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_foreign_table f ON f.ftrelid = c.oid \
              JOIN pg_foreign_server s ON s.oid = f.ftserver WHERE i.inhparent = {}::regclass",
+            hex_text("pg_get_expr(c.relpartbound, c.oid)"),
             literal(table)
         ))?;
         let mut parts = Vec::with_capacity(rows.len());
         for r in rows {
-            let [name, bound, server] = <[String; 3]>::try_from(r)
+            let [name, hex, server] = <[String; 3]>::try_from(r)
                 .map_err(|r| self.coordinator.failed(format!("catalog row {r:?} is not (name, bound, server)")))?;
+            let bound = unhex(&hex)
+                .ok_or_else(|| self.coordinator.failed(format!("partition bound of {name} is not hex: {hex:?}")))?;
             let bad = || self.coordinator.failed(format!("cannot read partition bound {bound:?} of {name}"));
             // "FOR VALUES FROM ('a') TO ('b')"
             let inner = bound.strip_prefix("FOR VALUES FROM (").ok_or_else(bad)?;
@@ -452,7 +421,9 @@ impl PgShards {
     }
 
     /// Every key of `table` and the shard that holds it, read from each
-    /// shard directly, in key order.
+    /// shard directly, in key order. Each key comes back as it was stored,
+    /// every code point: it is read as the hex of its bytes (see
+    /// [`partitions`](Self::partitions)).
     pub fn shard_of_each(&self, table: &str) -> Result<Vec<(String, String)>> {
         let parts = self.partitions(table)?;
         let mut out = Vec::new();
@@ -460,15 +431,15 @@ impl PgShards {
             let mine: Vec<String> = parts
                 .iter()
                 .filter(|p| p.shard == shard.name())
-                .map(|p| format!("SELECT key FROM {}", p.name))
+                .map(|p| format!("SELECT {} FROM {}", hex_text("key"), p.name))
                 .collect();
-            if !mine.is_empty() {
-                out.extend(
-                    shard
-                        .rows(&mine.join(" UNION ALL "))?
-                        .into_iter()
-                        .map(|r| (r.into_iter().next().unwrap_or_default(), shard.name().to_string())),
-                );
+            if mine.is_empty() {
+                continue;
+            }
+            for r in shard.rows(&mine.join(" UNION ALL "))? {
+                let hex = r.into_iter().next().unwrap_or_default();
+                let key = unhex(&hex).ok_or_else(|| shard.failed(format!("a key of {table} is not hex: {hex:?}")))?;
+                out.push((key, shard.name().to_string()));
             }
         }
         out.sort();
@@ -489,7 +460,7 @@ impl PgShards {
     }
 
     fn plan(&self, explain: &str) -> Result<Plan> {
-        let text: String = self.coordinator.rows(explain)?.into_iter().map(|r| r.join(",") + "\n").collect();
+        let text: String = self.coordinator_rows(explain)?.into_iter().map(|r| r.join(",") + "\n").collect();
         let mut where_is = std::collections::BTreeMap::new();
         for t in &self.tables {
             for p in self.partitions(t.name())? {

@@ -21,7 +21,7 @@
 
 use crate::analysis::RangeLayout;
 use crate::error::RangeProblem;
-use crate::live::postgres::{check_identifier, literal};
+use crate::live::pg_text::{check_identifier, literal};
 use crate::{limits, Error, HashWidth, Result};
 use std::fmt;
 
@@ -249,11 +249,21 @@ impl TableSpec {
 
     /// The same table with one more column, `name` of SQL type `sql_type`
     /// (`text`, `integer`, `bigint`, `boolean`, …): [`PgShards::insert_with`](crate::live::PgShards::insert_with)
-    /// fills it.
+    /// fills it. Fails on a name that is not a plain SQL identifier, a name
+    /// taken ([`Error::NameTaken`]: one of the columns every table has,
+    /// `key`, `h` and `seq`, or a column added before) and a type not in
+    /// the list.
     pub fn column(mut self, name: &str, sql_type: &str) -> Result<TableSpec> {
         check_identifier("column name", name)?;
-        if ["key", "h", "seq"].contains(&name) || self.extra.iter().any(|(n, _)| n == name) {
-            return Err(Error::DuplicateNode(format!("column {name}")));
+        let taken = if ["key", "h", "seq"].contains(&name) {
+            Some("one of the columns every table has (key, h and seq)")
+        } else if self.extra.iter().any(|(n, _)| n == name) {
+            Some("a column added to this spec before")
+        } else {
+            None
+        };
+        if let Some(by) = taken {
+            return Err(Error::NameTaken { what: "column", name: name.to_string(), by });
         }
         const TYPES: [&str; 6] = ["text", "integer", "bigint", "boolean", "double precision", "timestamp"];
         if !TYPES.contains(&sql_type) {
@@ -376,7 +386,12 @@ mod tests {
             TableSpec::by_key("t", [(Bound::Min, Bound::text("a\0"), "A"), (Bound::text("a\0"), Bound::Max, "A")]);
         assert!(nul.unwrap_err().to_string().contains("NUL"));
         let spec = TableSpec::by_key("t", [(Bound::Min, Bound::Max, "A")]).unwrap();
-        assert!(spec.clone().column("key", "text").is_err());
+        // a taken column name says what holds it, never "node name … appears twice"
+        let key = spec.clone().column("key", "text").unwrap_err();
+        assert!(matches!(&key, Error::NameTaken { what: "column", name, .. } if name == "key"), "{key:?}");
+        assert!(key.to_string().contains("every table has (key, h and seq)"), "{key}");
+        let twice = spec.clone().column("colour", "text").unwrap().column("colour", "bigint").unwrap_err();
+        assert!(twice.to_string().contains("added to this spec before") && !twice.to_string().contains("node"));
         assert!(spec.clone().column("colour", "varchar(3); drop").is_err());
         assert_eq!(spec.column("colour", "text").unwrap().column_names(), ["key", "h", "seq", "colour"]);
     }

@@ -29,7 +29,11 @@
 //! from there (`initdb -A trust`: anyone on this machine may connect while
 //! it runs, as with the Redis servers), and is stopped with a fast
 //! shutdown (SIGINT) when dropped, on a panic, or when this process dies
-//! (see [`live::process`](crate::live::process)); its directory goes with it.
+//! (see [`live::process`](crate::live::process)); its directory goes with
+//! it, and so does its shared memory, even when the server was killed: its
+//! dynamic segments are files of its data directory
+//! (`dynamic_shared_memory_type = mmap`, not `/dev/shm/PostgreSQL.*`), and
+//! the watchdog removes the System V segment a killed server leaves.
 //!
 //! **psql.** The crate sends SQL through PostgreSQL's own client, `psql`
 //! (from the same folder), one run per call: no client library to compile
@@ -38,6 +42,7 @@
 //! [`Error::ServerFailed`] names the server and carries PostgreSQL's
 //! message.
 
+use crate::live::pg_text::{first_line, parse_csv};
 use crate::live::ports::PortLease;
 use crate::live::process::{
     find_program, is_root, log_tail, new_dir, new_dir_in, run_to_end_with, version_text, Launch, OsUser, Supervised,
@@ -221,7 +226,13 @@ exec sleep 2147483647"#;
             "--locale=C".into(),
             "--no-sync".into(),
         ];
-        let held = Supervised::launch("initdb", Path::new("sh"), &args, dir.clone(), Launch { user, stop: "TERM" })?;
+        let held = Supervised::launch(
+            "initdb",
+            Path::new("sh"),
+            &args,
+            dir.clone(),
+            Launch { user, stop: "TERM", cleanup: "" },
+        )?;
         let status = dir.join("initdb.status");
         let deadline = Instant::now() + INITDB_WITHIN;
         while !status.exists() {
@@ -293,7 +304,7 @@ cp -a "$template" "$dir/data" && exec "$@" -D "$dir/data" 2>"$dir/postgres.log""
             for setting in SETTINGS {
                 args.extend(["-c".into(), OsString::from(setting)]);
             }
-            let how = Launch { user: template.user, stop: "INT" };
+            let how = Launch { user: template.user, stop: "INT", cleanup: SHARED_MEMORY_CLEANUP };
             let server = Supervised::launch(name, Path::new("sh"), &args, dir.clone(), how)?;
             let log = dir.join("postgres.log");
             let ready = || std::fs::read_to_string(&log).is_ok_and(|l| l.contains("ready to accept connections"));
@@ -379,6 +390,11 @@ cp -a "$template" "$dir/data" && exec "$@" -D "$dir/data" 2>"$dir/postgres.log""
         field.parse().map_err(|_| self.failed(format!("expected a number from `{}`, got {field:?}", first_line(query))))
     }
 
+    /// True while its `postgres` process runs.
+    pub(crate) fn alive(&self) -> bool {
+        self.server.alive()
+    }
+
     pub(crate) fn failed(&self, problem: String) -> Error {
         Error::ServerFailed { node: self.name().into(), port: self.port(), problem, source: None }
     }
@@ -386,9 +402,14 @@ cp -a "$template" "$dir/data" && exec "$@" -D "$dir/data" 2>"$dir/postgres.log""
 
 /// The settings every server starts with: loopback only, no Unix socket, no
 /// durability (the data is thrown away), messages in English, no background
-/// work that would change plans or counters between runs.
-const SETTINGS: [&str; 12] = [
+/// work that would change plans or counters between runs, and dynamic
+/// shared memory in files of the data directory (`mmap`, under
+/// `pg_dynshmem/`), not in `/dev/shm/PostgreSQL.*` (`posix`, Linux's
+/// default), which a killed server would leave behind: the watchdog removes
+/// them with the directory.
+const SETTINGS: [&str; 13] = [
     "listen_addresses=127.0.0.1",
+    "dynamic_shared_memory_type=mmap",
     "unix_socket_directories=",
     "fsync=off",
     "synchronous_commit=off",
@@ -402,130 +423,25 @@ const SETTINGS: [&str; 12] = [
     "max_worker_processes=4",
 ];
 
-/// The first line of a script, shortened, for messages.
-pub(crate) fn first_line(script: &str) -> String {
-    let line = script.trim_start().lines().next().unwrap_or("");
-    if line.chars().count() > 80 {
-        format!("{}…", line.chars().take(80).collect::<String>())
-    } else {
-        line.to_string()
-    }
-}
-
-/// psql's `--csv` output as rows of fields: a field with a comma, a quote
-/// or a line break is quoted, a quote inside doubled.
-pub(crate) fn parse_csv(text: &str) -> Vec<Vec<String>> {
-    let mut rows = Vec::new();
-    let mut row = Vec::new();
-    let mut field = String::new();
-    let (mut quoted, mut started) = (false, false);
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if quoted {
-            match c {
-                '"' if chars.peek() == Some(&'"') => {
-                    field.push('"');
-                    chars.next();
-                }
-                '"' => quoted = false,
-                _ => field.push(c),
-            }
-            continue;
-        }
-        match c {
-            '"' => quoted = true,
-            ',' => row.push(std::mem::take(&mut field)),
-            '\r' => {}
-            '\n' => {
-                row.push(std::mem::take(&mut field));
-                rows.push(std::mem::take(&mut row));
-                started = false;
-                continue;
-            }
-            _ => field.push(c),
-        }
-        started = true;
-    }
-    if started || !row.is_empty() {
-        row.push(field);
-        rows.push(row);
-    }
-    rows
-}
-
-/// `s` as an SQL string literal: quotes doubled (standard_conforming_strings
-/// is on, so a backslash is itself).
-pub(crate) fn literal(s: &str) -> String {
-    format!("'{}'", s.replace('\'', "''"))
-}
-
-/// `s` as a COPY text-format field: backslash, tab, newline and carriage
-/// return escaped.
-pub(crate) fn copy_field(s: &str, out: &mut String) {
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            _ => out.push(c),
-        }
-    }
-}
-
-/// Check that a table or column name is a plain lower-case SQL identifier.
-pub(crate) fn check_identifier(what: &'static str, name: &str) -> Result<()> {
-    let ok = !name.is_empty()
-        && name.len() <= 40
-        && name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
-        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
-    if ok {
-        Ok(())
-    } else {
-        Err(Error::UnknownName {
-            what,
-            given: name.to_string(),
-            choices: "1 to 40 lower-case letters, digits and _, starting with a letter or _ (e.g. orders)".into(),
-        })
-    }
-}
+/// What the watchdog of a server runs once `postgres` has ended (see
+/// [`Launch::cleanup`]). A server stopped as asked removes its shared memory
+/// itself; one that was killed (`kill -9`, out of memory) leaves its System V
+/// interlock segment, which outlives its data directory. Line 7 of
+/// `postmaster.pid` holds that segment's key and id; the segment is removed
+/// only when `/proc/sysvipc/shm` says this very server (its process id,
+/// `$pid`) created it, so another server's segment is never touched.
+const SHARED_MEMORY_CLEANUP: &str = r#"f="$dir/data/postmaster.pid"
+if [ -f "$f" ]; then
+  { read -r _; read -r _; read -r _; read -r _; read -r _; read -r _; read -r _ shmid; } <"$f"
+  [ -n "$shmid" ] && while read -r _ id _ _ cpid _; do
+    [ "$id" = "$shmid" ] && [ "$cpid" = "$pid" ] && ipcrm -m "$id" 2>/dev/null
+  done </proc/sysvipc/shm 2>/dev/null
+fi
+"#;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn csv_fields_with_commas_quotes_and_newlines_come_back_whole() {
-        let out = "a,1\n\"b,c\",\"say \"\"hi\"\"\"\n\"two\nlines\",\n,\n";
-        let rows = parse_csv(out);
-        assert_eq!(
-            rows,
-            vec![
-                vec!["a".to_string(), "1".into()],
-                vec!["b,c".into(), "say \"hi\"".into()],
-                vec!["two\nlines".into(), "".into()],
-                vec!["".into(), "".into()],
-            ]
-        );
-        assert!(parse_csv("").is_empty());
-    }
-
-    #[test]
-    fn literals_and_copy_fields_escape_what_they_must() {
-        assert_eq!(literal("it's"), "'it''s'");
-        assert_eq!(literal(r"a\b"), r"'a\b'");
-        let mut f = String::new();
-        copy_field("a\tb\\c\nd\re", &mut f);
-        assert_eq!(f, r"a\tb\\c\nd\re");
-    }
-
-    #[test]
-    fn identifiers_are_checked() {
-        assert!(check_identifier("table name", "orders_2026").is_ok());
-        for bad in ["", "Orders", "1x", "a-b", "a b", "x;drop", &"a".repeat(41)] {
-            assert!(check_identifier("table name", bad).is_err(), "{bad:?}");
-        }
-    }
 
     #[test]
     fn numbered_folders_are_newest_first() {

@@ -19,7 +19,9 @@
 //! (and SIGCONT, so a stopped program sees it), SIGKILL after
 //! 10 s (`STOP_WITHIN`) if it is still there, then SIGTERM to its whole process
 //! group (whatever the program forked and left behind, such as nginx
-//! workers whose master was killed), and removes the program's directory.
+//! workers whose master was killed), runs the program's own clean-up of
+//! what it keeps outside its directory (PostgreSQL's shared memory), and
+//! removes the program's directory.
 //! `Drop` waits for the watchdog, so when a `Supervised` is gone, its
 //! processes and directory are gone. `run_to_end` runs a short-lived
 //! program (`redis-cli`) the same way and collects its output.
@@ -132,10 +134,12 @@ pub(crate) fn new_dir_in(base: &Path, kind: &str) -> Result<PathBuf> {
 /// until stdin closes (this process dropped it or died), then stop it
 /// (signal `$3`, SIGTERM for most programs, and SIGCONT; SIGKILL after `$2`
 /// seconds), SIGTERM and SIGCONT to its own process group (the watchdog
-/// ignores TERM by then) for whatever the program left behind, and remove
-/// its directory. `$1` is the directory, the rest the program's command
-/// line.
-const WATCHDOG: &str = r#"dir=$1; stop_within=$2; stop=$3; shift 3
+/// ignores TERM by then) for whatever the program left behind, run the
+/// program's own clean-up (`$4`, a shell snippet that sees `$dir` and the
+/// program's `$pid`: what the program leaves outside its directory when it
+/// was killed), and remove its directory. `$1` is the directory, the rest
+/// the program's command line.
+const WATCHDOG: &str = r#"dir=$1; stop_within=$2; stop=$3; cleanup=$4; shift 4
 trap '' INT HUP
 "$@" >/dev/null 2>&1 </dev/null &
 pid=$!
@@ -148,6 +152,7 @@ wait "$pid" 2>/dev/null
 trap '' TERM
 kill -TERM 0 2>/dev/null
 kill -CONT 0 2>/dev/null
+eval "$cleanup"
 rm -rf "$dir"
 "#;
 
@@ -199,11 +204,17 @@ pub(crate) struct Launch {
     /// The signal that asks the program to stop, e.g. `"TERM"`; PostgreSQL
     /// takes `"INT"` (a fast shutdown: open sessions are ended, not waited for).
     pub(crate) stop: &'static str,
+    /// A shell snippet the watchdog runs once the program has ended, before
+    /// it removes the directory: it removes what the program keeps outside
+    /// its directory and leaves behind when killed (PostgreSQL's System V
+    /// shared memory). `$dir` is the directory, `$pid` the program's process
+    /// id; `""` for nothing.
+    pub(crate) cleanup: &'static str,
 }
 
 impl Default for Launch {
     fn default() -> Self {
-        Launch { user: None, stop: "TERM" }
+        Launch { user: None, stop: "TERM", cleanup: "" }
     }
 }
 
@@ -232,6 +243,7 @@ impl Supervised {
             .arg(&dir)
             .arg(STOP_WITHIN.as_secs().to_string())
             .arg(how.stop)
+            .arg(how.cleanup)
             .arg(program)
             .args(args)
             .stdin(Stdio::piped())

@@ -20,7 +20,7 @@
 
 use crate::analysis::workload::Workload;
 use crate::keys::HashedKeys;
-use crate::present::explorable::{Explorable, Format};
+use crate::present::explorable::{repeated, Explorable, Format};
 use crate::schemes::replicas::{check_rf, replica_sets, Replicas, Replicated};
 use crate::schemes::{NodeId, Placement};
 use crate::{Error, Result};
@@ -40,7 +40,8 @@ impl Replicated {
     ///
     /// Fails when a workload's counts are not one per key, when `s` or
     /// `rf` is not among the slider's values, on an `rf` of 0 or above a
-    /// scheme's nodes, or on an empty line-up.
+    /// scheme's nodes, on an empty line-up, or on two schemes of one label
+    /// (each is a group of bars, e.g. two rings of 150 points).
     pub fn explorable_reads(
         lineup: &[Replicated],
         keys: &HashedKeys,
@@ -78,6 +79,13 @@ impl Replicated {
             .format(Format::Percent(1))
             .size(760, 320);
         let labels: Vec<String> = lineup.iter().map(Replicated::label).collect();
+        if let Some(label) = repeated(labels.iter().map(String::as_str)) {
+            return Err(Error::OutOfRange {
+                what: "line-up",
+                given: format!("with two schemes labelled {label:?}"),
+                allowed: "each scheme once: each is a group of bars, named by its label".into(),
+            });
+        }
         let most = rfs.iter().copied().max().unwrap_or(1);
         for (p, label) in lineup.iter().zip(&labels) {
             // A scheme's first r copies of a key are its r copies (the owner, then the next

@@ -23,9 +23,10 @@
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
+use crate::analysis::splits::{check_arrivals, check_ranges};
 use crate::analysis::{Arrival, GrowthSettings, RangeGrowth, RangeLayout};
 use crate::keys::KeySet;
-use crate::present::explorable::{Explorable, Format, MAX_POINTS};
+use crate::present::explorable::{repeated, Explorable, Format, MAX_POINTS};
 use crate::{limits, Error, Result};
 
 /// Points per line, after the start: the splits are counted after every
@@ -41,8 +42,9 @@ impl RangeGrowth {
     /// the threshold and the arrival order replaced; the slider starts at
     /// `settings`' threshold (added to `thresholds` if it is not there).
     ///
-    /// Fails on no keys, no arrival orders, a threshold of 0 and more
-    /// points than an explorable holds (before any run), and as
+    /// Fails on no keys, more keys than a run takes, no arrival orders, two
+    /// named alike ([`Error::NameTaken`]: each is a line), a threshold of 0
+    /// and more points than an explorable holds (before any run), and as
     /// [`RangeGrowth::run`] does.
     pub fn explorable_splits(
         title: &str,
@@ -63,6 +65,7 @@ impl RangeGrowth {
         if keys.is_empty() {
             return Err(Error::NoKeys);
         }
+        check_arrivals(keys.len())?;
         if thresholds.contains(&0) || settings.threshold() == 0 {
             return Err(Error::OutOfRange {
                 what: "split threshold",
@@ -77,7 +80,8 @@ impl RangeGrowth {
             .slider("threshold", grid.iter().copied(), settings.threshold())?
             .format(Format::Count);
         let n = keys.len();
-        let mut at: Vec<usize> = (0..=STEPS).map(|k| k * n / STEPS).collect();
+        // k · n / STEPS exactly (n is within the key limit, the product within u128)
+        let mut at: Vec<usize> = (0..=STEPS).map(|k| (k as u128 * n as u128 / STEPS as u128) as usize).collect();
         at.dedup();
         limits::check_hint(
             "points in one explorable (thresholds × arrival orders × 21)",
@@ -85,6 +89,15 @@ impl RangeGrowth {
             MAX_POINTS as u128,
             "explore fewer thresholds or fewer arrival orders",
         )?;
+        // the smallest threshold makes the most ranges: refused before any run
+        check_ranges(start.table().len(), n, grid[0])?;
+        if let Some(name) = repeated(arrivals.iter().map(|a| a.0)) {
+            return Err(Error::NameTaken {
+                what: "arrival order",
+                name: name.to_string(),
+                by: "another arrival order of this chart (each order is a line, named by its name)",
+            });
+        }
         let mut ex = ex;
         for &t in &grid {
             for &(name, arrival) in arrivals {

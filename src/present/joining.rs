@@ -66,7 +66,7 @@ shows_as_table!(WeightedJoin);
 mod explorables {
     use crate::analysis::{JoinSweep, WeightedJoin};
     use crate::present::{Explorable, Format};
-    use crate::Result;
+    use crate::{Error, Result};
 
     /// The x of the bars that show the keys moved.
     pub(crate) const MOVED: &str = "keys moved";
@@ -79,7 +79,8 @@ mod explorables {
         /// sliders: `nodes` (N, from 1 to one less than the names), starting
         /// at `nodes`, and `vnodes` (the ring's points per node, its values
         /// [`points`](JoinSweep::points)), starting at `vnodes`, which must
-        /// be one of them.
+        /// be one of them. Fails on those, and on a node named
+        /// `"keys moved"`, the first group's label ([`Error::NameTaken`]).
         ///
         /// ```
         /// use reshard::analysis::JoinSweep;
@@ -93,6 +94,13 @@ mod explorables {
         /// # Ok::<(), reshard::Error>(())
         /// ```
         pub fn explorable(&self, nodes: usize, vnodes: usize) -> Result<Explorable> {
+            if let Some(name) = self.names.iter().find(|n| *n == MOVED) {
+                return Err(Error::NameTaken {
+                    what: "node",
+                    name: name.clone(),
+                    by: "this chart's group of bars for the keys moved (its nodes' groups sit beside it)",
+                });
+            }
             let mut ex = Explorable::bars(
                 "Share of the keys on each node after one node joins N nodes, and share moved",
                 "the keys moved, then each node after the join",

@@ -12,6 +12,8 @@ mod bounded;
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod charts;
 pub mod display;
+pub(crate) mod escape;
+pub(crate) mod evcxr;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod explorable;

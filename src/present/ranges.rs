@@ -267,15 +267,23 @@ impl RangeGrowth {
     }
 
     /// Rows on each node as the keys arrive, one line per node (more than
-    /// eight nodes reuse the eight line styles).
+    /// eight nodes reuse the eight line styles; past
+    /// [`MAX_LINES`](crate::present::charts::MAX_LINES) nodes the first are
+    /// drawn and the chart says so, and the points are thinned as
+    /// [`line_chart`](crate::present::charts::line_chart) says).
     #[cfg(feature = "charts")]
     #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
     pub fn rows_chart(&self, title: &str) -> LineChart {
+        use crate::present::charts::MAX_LINES;
+        // the lines past MAX_LINES are not drawn: named (the chart counts them), not copied
         let series: Vec<Series> = self
             .nodes()
             .iter()
             .enumerate()
-            .map(|(i, n)| Series::new(n.clone(), self.samples().iter().map(|s| (s.arrival as f64, s.rows[i] as f64))))
+            .map(|(i, n)| {
+                let samples = if i < MAX_LINES { self.samples() } else { &[] };
+                Series::new(n.clone(), samples.iter().map(|s| (s.arrival as f64, s.rows[i] as f64)))
+            })
             .collect();
         plot::line_chart(title, "keys arrived", "rows on the node", &series).subtitle(&self.describe())
     }
@@ -327,13 +335,17 @@ impl RangeQuery {
             self.nodes().len(),
             thousands(self.rows())
         );
-        let hashed = self.is_hashed().then(|| {
-            format!(
-                "a router cannot tell which hash ranges hold an interval's keys, so it asks all {}: these are the \
-                 ones that hold rows",
-                thousands(self.ranges_total() as u64)
-            )
-        });
+        let hashed = if self.is_empty_interval() {
+            Some("the interval is empty: no key lies in it, and a router asks no range".to_string())
+        } else {
+            self.is_hashed().then(|| {
+                format!(
+                    "a router cannot tell which hash ranges hold an interval's keys, so it asks all {}: these are \
+                     the ones that hold rows",
+                    thousands(self.ranges_total() as u64)
+                )
+            })
+        };
         with_note(t, vec![cut, Some(asked), hashed])
     }
 }

@@ -34,10 +34,13 @@ pub trait Show {
     fn html_form(&self) -> String;
 }
 
-/// Print one rich output for the evcxr kernel, in two forms.
+/// Print one rich output for the evcxr kernel, in two forms. Each is a
+/// part that no line of its own can end: a line of `text` or `html` that
+/// reads `EVCXR_END_CONTENT` (or evcxr's panic marker) is written with a
+/// space before it.
 pub fn emit(text: &str, html: &str) {
-    println!("EVCXR_BEGIN_CONTENT text/plain\n{text}\nEVCXR_END_CONTENT");
-    println!("EVCXR_BEGIN_CONTENT text/html\n{html}\nEVCXR_END_CONTENT");
+    use crate::present::evcxr::part;
+    print!("{}{}", part("text/plain", text), part("text/html", html));
 }
 
 /// Results joined into one cell output, in order; built by [`show!`](crate::show).

@@ -11,6 +11,7 @@
 //! assert!(t.to_html().starts_with("<table"));
 //! ```
 
+use crate::present::escape::{html, one_line};
 use std::fmt::Write as _;
 
 /// A titled table of strings with an optional footnote.
@@ -48,23 +49,25 @@ impl Table {
         self
     }
 
-    /// The table as aligned plain text.
+    /// The table as aligned plain text: the title, one line per row and
+    /// the note, each on one line (a line break in them is written as a
+    /// space).
     pub fn to_text(&self) -> String {
         let cols = self.headers.len().max(self.rows.iter().map(Vec::len).max().unwrap_or(0));
         let mut w = vec![0; cols];
         for r in std::iter::once(&self.headers).chain(&self.rows) {
             for (i, c) in r.iter().enumerate() {
-                w[i] = w[i].max(c.chars().count());
+                w[i] = w[i].max(one_line(c).chars().count());
             }
         }
         let mut s = String::new();
         if !self.title.is_empty() {
-            let _ = writeln!(s, "{}", self.title);
+            let _ = writeln!(s, "{}", one_line(&self.title));
         }
         let line = |s: &mut String, r: &[String]| {
             let cells: Vec<String> = (0..cols)
                 .map(|i| {
-                    let c = r.get(i).map(String::as_str).unwrap_or("");
+                    let c = one_line(r.get(i).map(String::as_str).unwrap_or(""));
                     let pad = w[i] - c.chars().count();
                     if i == 0 {
                         format!("{c}{}", " ".repeat(pad))
@@ -82,7 +85,7 @@ impl Table {
             line(&mut s, r);
         }
         if let Some(n) = &self.note {
-            let _ = writeln!(s, "  {n}");
+            let _ = writeln!(s, "  {}", one_line(n));
         }
         s.trim_end().to_string()
     }
@@ -91,12 +94,12 @@ impl Table {
     pub fn to_html(&self) -> String {
         let mut s = String::from("<table style=\"border-collapse:collapse;font-variant-numeric:tabular-nums\">");
         if !self.title.is_empty() {
-            let _ = write!(s, "<caption style=\"text-align:left;font-weight:bold\">{}</caption>", esc(&self.title));
+            let _ = write!(s, "<caption style=\"text-align:left;font-weight:bold\">{}</caption>", html(&self.title));
         }
         if !self.headers.is_empty() {
             s.push_str("<thead><tr>");
             for h in &self.headers {
-                let _ = write!(s, "<th style=\"text-align:right;padding:2px 8px\">{}</th>", esc(h));
+                let _ = write!(s, "<th style=\"text-align:right;padding:2px 8px\">{}</th>", html(h));
             }
             s.push_str("</tr></thead>");
         }
@@ -105,13 +108,13 @@ impl Table {
             s.push_str("<tr>");
             for (i, c) in r.iter().enumerate() {
                 let align = if i == 0 { "left" } else { "right" };
-                let _ = write!(s, "<td style=\"text-align:{align};padding:2px 8px\">{}</td>", esc(c));
+                let _ = write!(s, "<td style=\"text-align:{align};padding:2px 8px\">{}</td>", html(c));
             }
             s.push_str("</tr>");
         }
         s.push_str("</tbody></table>");
         if let Some(n) = &self.note {
-            let _ = write!(s, "<p style=\"margin-top:2px\"><small>{}</small></p>", esc(n));
+            let _ = write!(s, "<p style=\"margin-top:2px\"><small>{}</small></p>", html(n));
         }
         s
     }
@@ -137,11 +140,6 @@ impl crate::present::show::Show for Table {
     fn html_form(&self) -> String {
         self.to_html()
     }
-}
-
-/// `s` as HTML text: `&`, `<` and `>` escaped.
-pub(crate) fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
 }
 
 /// Implement `Display`, `evcxr_display` and [`Show`](crate::present::Show) for a

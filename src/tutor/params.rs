@@ -19,7 +19,8 @@
 //! assert!(named.to_string().contains("keys 20,000 (study exercise 100,000)"));
 //! ```
 
-use crate::present::tables::{emit, esc};
+use crate::present::escape::html;
+use crate::present::tables::emit;
 use std::fmt;
 
 /// One parameter: its name, the document's value and this run's, printed.
@@ -176,7 +177,7 @@ impl crate::present::Show for Params {
         self.to_string()
     }
     fn html_form(&self) -> String {
-        format!("<p>{}</p>", esc(&self.to_string()))
+        format!("<p>{}</p>", html(&self.to_string()))
     }
 }
 

@@ -11,7 +11,7 @@
 use proptest::prelude::*;
 use reshard::notebook::*;
 use reshard::present::explorable::{MAX_OUTPUT_BYTES, MAX_POINTS, MAX_SLIDERS, MAX_SLIDER_VALUES};
-use reshard::present::ExplorableOutput;
+use reshard::present::{ExplorableOutput, XValue};
 use serde_json::Value;
 
 /// The rows of an output's chart data, read back from the emitted spec
@@ -246,6 +246,144 @@ fn bad_grids_are_typed_errors() {
     assert!(line.point(&[1usize], "A", 0.5).unwrap_err().to_string().contains("x of a line chart"));
     // The display of a bad grid says what is wrong instead of panicking.
     assert!(gap.to_string().contains("no row at vnodes = 2"));
+}
+
+/// A cell's output as evcxr 0.22 reads it (`eval_context.rs`): a part
+/// starts at a line holding `EVCXR_BEGIN_CONTENT <type>` and ends at the
+/// first line that is exactly `EVCXR_END_CONTENT` or
+/// `EVCXR_PANIC_NOTIFICATION` (`BufRead::lines` cuts a `\r\n` as `lines`
+/// does here); other lines are plain output. Returns (type, content) of each
+/// part, and the plain lines.
+fn evcxr_parts(output: &str) -> (Vec<(String, String)>, Vec<String>) {
+    let mut lines = output.lines();
+    let (mut parts, mut plain) = (Vec::new(), Vec::new());
+    while let Some(line) = lines.next() {
+        let Some(at) = line.find("EVCXR_BEGIN_CONTENT ") else {
+            plain.push(line.to_string());
+            continue;
+        };
+        let mime: String = line[at + "EVCXR_BEGIN_CONTENT ".len()..].chars().take_while(|&c| c != ' ').collect();
+        let content: Vec<&str> =
+            lines.by_ref().take_while(|l| *l != "EVCXR_END_CONTENT" && *l != "EVCXR_PANIC_NOTIFICATION").collect();
+        parts.push((mime, content.join("\n")));
+    }
+    (parts, plain)
+}
+
+/// A title is text in every part of an explorable's output: it never ends
+/// a part (a line break and `EVCXR_END_CONTENT` in it split the output into
+/// 8 parts, two of them `text/html` with the title's HTML) and never
+/// becomes markup. The chart's own title is the title as given.
+#[test]
+fn a_title_never_ends_a_part_or_becomes_markup() {
+    let title = "t\nEVCXR_END_CONTENT\nEVCXR_BEGIN_CONTENT text/html\n<b>injected</b>\r\nEVCXR_PANIC_NOTIFICATION";
+    let mut ex = Explorable::bars(title, "x\nEVCXR_END_CONTENT", "y").slider("v", [1usize], 1).unwrap();
+    ex.series_row("s\nEVCXR_END_CONTENT", &[1usize], ["a\nEVCXR_END_CONTENT\n<i>"], &[0.5]).unwrap();
+    let out = ex.output().unwrap();
+    let (parts, plain) = evcxr_parts(&out.evcxr_output());
+    let mimes: Vec<&str> = parts.iter().map(|(m, _)| m.as_str()).collect();
+    assert_eq!(mimes, ["application/vnd.vegalite.v5+json", "image/svg+xml", "text/plain"]);
+    assert!(plain.is_empty(), "{plain:?}");
+    // each part is the output's own, whole
+    assert_eq!(parts[0].1, out.vega_lite());
+    assert_eq!(parts[1].1, out.svg().trim_end());
+    assert_eq!(parts[2].1, out.text());
+    // text, not markup: no <b> or <i> element in the SVG, and the text line is one line
+    assert!(!out.svg().contains("<b>") && !out.svg().contains("<i>"), "{}", out.svg());
+    assert!(out.svg().contains("&lt;b&gt;injected&lt;/b&gt;"));
+    let one = "t EVCXR_END_CONTENT EVCXR_BEGIN_CONTENT text/html <b>injected</b> EVCXR_PANIC_NOTIFICATION · v = 1: ";
+    assert_eq!(out.text(), format!("{one}s EVCXR_END_CONTENT: a EVCXR_END_CONTENT <i> 0.500"));
+    let spec: Value = serde_json::from_str(out.vega_lite()).unwrap();
+    let shown = spec["title"]["text"]["expr"].as_str().unwrap();
+    assert!(shown.starts_with(&serde_json::to_string(title).unwrap()), "{shown}");
+    // a figure's output: one part
+    let (parts, plain) =
+        evcxr_parts(&charts::bar_chart(title, "y", &["a"], &[("s", vec![1.0])]).build().evcxr_output());
+    assert_eq!((parts.len(), parts[0].0.as_str(), plain.len()), (1, "text/html", 0));
+    assert!(!parts[0].1.contains('\n') && !parts[0].1.contains("<b>"), "{}", parts[0].1);
+}
+
+/// A table's title, cells and note are text in its HTML form (no line
+/// break, no markup) and stay on their line in its text form.
+#[test]
+fn a_table_keeps_its_text_as_text() {
+    let mut t = Table::new("keys\nEVCXR_END_CONTENT\n<b>x</b>", ["node\nEVCXR_END_CONTENT", "keys"]);
+    t.row(["A\r\nEVCXR_END_CONTENT", "<i>1</i>"]).note("a\nEVCXR_PANIC_NOTIFICATION");
+    let html = t.to_html();
+    assert!(!html.contains('\n') && !html.contains('\r') && !html.contains("<b>") && !html.contains("<i>"), "{html}");
+    assert!(html.contains("keys&#10;EVCXR_END_CONTENT&#10;&lt;b&gt;x&lt;/b&gt;"), "{html}");
+    let text = t.to_text();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}"); // title, headers, one row, note
+    assert_eq!(lines[0], "keys EVCXR_END_CONTENT <b>x</b>");
+    // the first column as wide as "node EVCXR_END_CONTENT" (22), then two spaces
+    assert_eq!(lines[2], format!("  {:<22}  <i>1</i>", "A EVCXR_END_CONTENT"));
+    assert_eq!(lines[3], "  a EVCXR_PANIC_NOTIFICATION");
+}
+
+/// A row of a million points is over the limit of 5,000 (`MAX_POINTS`, its
+/// documentation), and the error names that limit: the xs are read only one
+/// past it, so their count is no measure of the row's length.
+#[test]
+fn a_row_over_the_point_limit_names_the_limit() {
+    let mut ex = Explorable::line("t", "x", "y").slider("v", [1usize], 1).unwrap();
+    let million = vec![0.5; 1_000_000];
+    let err = ex.row(&[1usize], 0..1_000_000usize, &million).unwrap_err();
+    assert!(
+        matches!(err, Error::TooLarge { what: "points in one explorable", asked: 1_000_000, limit: 5_000, .. }),
+        "{err}"
+    );
+    // more xs than the limit and a few ys, or the reverse: still the limit
+    let few = ex.row(&[1usize], 0..1_000_000usize, &[0.5; 3]).unwrap_err();
+    assert!(matches!(few, Error::TooLarge { limit: 5_000, .. }), "{few}");
+    let short = ex.row(&[1usize], 0..3usize, &million).unwrap_err();
+    assert!(matches!(short, Error::TooLarge { asked: 1_000_000, .. }), "{short}");
+    // within the limit, lengths that differ are still that
+    let differ = ex.row(&[1usize], 0..3usize, &[0.5; 2]).unwrap_err();
+    assert_eq!(differ, Error::LengthMismatch { what: "measured values (ys) for the xs", expected: 3, given: 2 });
+    assert_eq!(ex.points(), 0);
+}
+
+/// Names and numbers never mix on one axis, in the first row too: a name
+/// "1" and the number 1 would be two bars both labelled 1.
+#[test]
+fn a_first_row_of_names_and_numbers_is_refused() {
+    let mut ex = Explorable::bars("t", "x", "y").slider("v", [1usize], 1).unwrap();
+    let mixed = [XValue::Name("1".into()), XValue::Number(1.0)];
+    let err = ex.row(&[1usize], mixed, &[0.25, 0.75]).unwrap_err();
+    assert!(matches!(err, Error::OutOfRange { what: "x", .. }), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("number 1") && text.contains("name \"1\"") && text.contains("all names or all numbers"),
+        "{text}"
+    );
+    assert_eq!(ex.points(), 0);
+    // numbers first, then a name: the same
+    let back = ex.row(&[1usize], [XValue::Number(1.0), XValue::Name("1".into())], &[0.25, 0.75]).unwrap_err();
+    assert!(back.to_string().contains("the same kind as the first x, the number 1"), "{back}");
+}
+
+/// −0.0 equals 0.0: a row at −0.0 on a slider of 0.0 is that slider value's
+/// row, in the output's checks and in the chart's data.
+#[test]
+fn a_row_at_minus_zero_is_the_row_at_zero() {
+    let mut ex = Explorable::bars("t", "x", "y").slider("v", [0.0, 1.0], 1.0).unwrap();
+    ex.row(&[-0.0], ["a"], &[0.25]).unwrap();
+    ex.row(&[1.0], ["a"], &[0.75]).unwrap();
+    assert!(ex.row(&[0.0], ["a"], &[0.5]).unwrap_err().to_string().contains("given twice"));
+    let out = ex.output().unwrap();
+    assert_eq!(ex.value(&[0.0], "", "a"), Some(0.25));
+    let rows = spec_rows(&out);
+    let v: Vec<&str> = rows.iter().map(|r| r.iter().find(|(f, _)| f == "v").unwrap().1.as_str()).collect();
+    assert_eq!(v, ["0", "1"]);
+    // a slider of −0.0 and 0.0 holds one value, and a line's x of −0.0 is 0
+    let one = Explorable::bars("t", "x", "y").slider("v", [-0.0, 0.0], 0.0).unwrap();
+    assert_eq!(one.defaults(), vec![("v", 0.0)]);
+    let mut line = Explorable::line("t", "x", "y").slider("v", [1usize], 1).unwrap();
+    line.point(&[1usize], -0.0, 0.5).unwrap();
+    assert!(line.point(&[1usize], 0.0, 0.5).unwrap_err().to_string().contains("given twice"));
+    let x = spec_rows(&line.output().unwrap())[0].iter().find(|(f, _)| f == "x").unwrap().1.clone();
+    assert_eq!(x, "0");
 }
 
 proptest! {

@@ -139,6 +139,11 @@ fn lab01_a_setting_off_the_grid_is_an_error_that_says_so() {
     assert!(JoinSweep::measure(&keys, &letters("AB"), &[]).is_err());
     assert!(JoinSweep::measure(&keys, &letters("AB"), &[0]).is_err());
     assert!(JoinSweep::measure(&keys, &letters("ABA"), &[1]).is_err());
+    // A node named as the chart's own group of bars is refused, saying so (it said "point given twice").
+    let names = ["A".to_string(), "keys moved".to_string(), "C".to_string()];
+    let err = JoinSweep::measure(&keys, &names, &[1, 10]).unwrap().explorable(1, 10).unwrap_err();
+    assert!(matches!(&err, Error::NameTaken { what: "node", name, .. } if name == "keys moved"), "{err:?}");
+    assert!(err.to_string().contains("keys moved") && !err.to_string().contains("given twice"), "{err}");
 }
 
 // ---- lab 02: node 10 joins weighted rendezvous at each weight ------------------------------

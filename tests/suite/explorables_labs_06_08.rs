@@ -162,6 +162,11 @@ fn lab07_busiest_nodes_are_added_up_copy_by_copy() {
     assert!(Replicated::explorable_reads(&[], &keys, &grid, &rfs, 3, 1.1).is_err());
     let short = [Workload::zipf(10, 1.0, 100, 1).unwrap()];
     assert!(Replicated::explorable_reads(&lineup, &keys, &short, &[1], 1, 1.0).is_err());
+    // Two schemes of one label would be one group of bars: refused, naming the label.
+    let twice = [lineup[1].clone(), lineup[1].clone()];
+    let err = Replicated::explorable_reads(&twice, &keys, &grid, &rfs, 3, 1.1).unwrap_err();
+    assert!(matches!(&err, Error::OutOfRange { what: "line-up", .. }), "{err:?}");
+    assert!(err.to_string().contains(&format!("two schemes labelled {:?}", lineup[1].label())), "{err}");
 }
 
 // ---------------------------------------------------------------- 08 --

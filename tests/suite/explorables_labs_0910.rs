@@ -187,6 +187,15 @@ fn bad_settings_are_errors() {
     assert!(
         RangeGrowth::explorable_splits("t", &keys, &one, &GrowthSettings::new(10).balance(0.5), &[10], &ways).is_err()
     );
+    // More keys than a run takes (limits::MAX_KEYS, 20,000,000) are refused before any work: 2^64 − 1
+    // of them overflowed k · n (a panic).
+    let huge = RangeGrowth::explorable_splits("t", &KeySet::plain(usize::MAX), &one, &s, &[10], &ways).unwrap_err();
+    assert!(matches!(huge, Error::TooLarge { limit: 20_000_000, .. }), "{huge}");
+    // Two arrival orders named alike would be one line: refused, naming the name (it said "point given twice").
+    let twice = [("a", Arrival::KeyOrder), ("a", Arrival::Shuffled(1))];
+    let err = RangeGrowth::explorable_splits("t", &keys, &one, &s, &[10], &twice).unwrap_err();
+    assert!(matches!(&err, Error::NameTaken { what: "arrival order", name, .. } if name == "a"), "{err:?}");
+    assert!(!err.to_string().contains("point given twice"), "{err}");
     let sim = Simulation::new(100);
     for (slow, ps, counts) in [
         (0.0, vec![0.01], vec![4]),

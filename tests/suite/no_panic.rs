@@ -420,9 +420,13 @@ fn tails_are_refused_at_once_when_over_the_limits() {
     let i = AsyncIndex::new(1e-9).unwrap().with_jitter(1e15).unwrap();
     assert_eq!(i.miss_probability(0.0).unwrap(), 1.0);
     assert!(matches!(i.simulate(1.0, &Simulation::new(usize::MAX)), Err(Error::TooLarge { .. })));
-    // one entry over the limit of index entries: refused before a value is read
-    let rows = Rows::new(&KeySet::plain(20_000_001)).unwrap();
-    assert!(matches!(rows.with_attribute("a", std::iter::repeat("v")), Err(Error::TooLarge { asked: 20_000_001, .. })));
+    // one row over the limit of keys held: refused by Rows::new, before a key is spelled
+    let over = Rows::new(&KeySet::plain(20_000_001));
+    assert!(matches!(over, Err(Error::TooLarge { what: "keys held in memory", asked: 20_000_001, .. })));
+    // index entries (rows × attributes) over the limit: refused before a value is read
+    let rows = Rows::new(&KeySet::plain(10_000_001)).unwrap();
+    let two = rows.with_attributes(&["a", "b"], |_| unreachable!("no value is read"));
+    assert!(matches!(two, Err(Error::TooLarge { what: "index entries (rows × attributes)", asked: 20_000_002, .. })));
     assert!(start.elapsed().as_secs() < 5);
 }
 

@@ -301,3 +301,62 @@ fn timestamps_in_order_write_to_one_node() {
     let writes: Vec<u64> = g.ranges().iter().map(|r| r.writes).collect();
     assert!(writes[..writes.len() - 1].iter().all(|&w| w == 0), "{writes:?}");
 }
+
+/// A growth on many nodes charts in a bounded size (4,096 nodes sampled at
+/// every arrival made a 294 MB SVG): past `MAX_LINES` nodes only the first
+/// lines are drawn, and the chart says how many there were; the points of
+/// all lines together are thinned to `MAX_LINE_POINTS`, each line to that
+/// over the lines drawn.
+#[cfg(feature = "charts")]
+#[test]
+fn a_rows_chart_of_many_nodes_stays_small() {
+    use reshard::present::charts::{MAX_LINES, MAX_LINE_POINTS};
+    let names = reshard::numbered(4096).unwrap();
+    let s = GrowthSettings::new(2).sample_every(1).balance(2.0);
+    let g = RangeGrowth::run(&KeySet::plain(2_000), KeyRanges::named(names).unwrap(), &s).unwrap();
+    assert_eq!(g.samples().len(), 2_001); // arrival 0, then every arrival
+    let svg = g.rows_chart("t").build().svg().to_string();
+    assert!(svg.len() < 2_000_000, "{} bytes", svg.len());
+    assert!(svg.contains(&format!("the first {MAX_LINES} of 4,096 series")), "{}", &svg[..3000]);
+    // 64 lines of 2,001 points are 128,064 points, over 100,000: each thinned to 100,000 / 64
+    let most = MAX_LINE_POINTS / MAX_LINES;
+    assert_eq!(most, 1_562);
+    assert!(svg.contains("series of up to 2,001 points thinned to 1,562"), "{}", &svg[..3000]);
+}
+
+/// A growth that may make more ranges than it holds is refused before any
+/// work (20,000,000 keys at threshold 1 ran out of memory at 3.5 GB after
+/// 17 s). A range splits at threshold + 1 rows into parts of ⌈threshold / 2⌉
+/// rows or more, so n keys make at most n / ⌈threshold / 2⌉ − 1 splits; a
+/// growth makes at most an eighth of `limits::MAX_SHARDS` (10,000,000)
+/// ranges, 1,250,000.
+#[test]
+fn a_growth_past_the_range_limit_is_refused_at_once() {
+    let t0 = std::time::Instant::now();
+    let one = KeyRanges::new(3).unwrap();
+    let err = RangeGrowth::run(&KeySet::plain(20_000_000), &one, &GrowthSettings::new(1)).unwrap_err();
+    // 1 start range + 20,000,000 / 1 − 1 splits
+    assert!(matches!(err, Error::TooLarge { asked: 20_000_000, limit: 1_250_000, .. }), "{err}");
+    assert!(err.to_string().contains("raise the split threshold"), "{err}");
+    // threshold 2: parts of 1 row or more, the same count; 3 and 4: parts of 2
+    let two = RangeGrowth::run(&KeySet::plain(20_000_000), &one, &GrowthSettings::new(2)).unwrap_err();
+    assert!(matches!(two, Error::TooLarge { asked: 20_000_000, .. }), "{two}");
+    let four = RangeGrowth::run(&KeySet::plain(20_000_000), &one, &GrowthSettings::new(4)).unwrap_err();
+    assert!(matches!(four, Error::TooLarge { asked: 10_000_000, .. }), "{four}");
+    assert!(t0.elapsed() < std::time::Duration::from_secs(2), "{:?}", t0.elapsed());
+    // the limit itself: 1,250,000 start ranges and one key (no split) run; two keys at threshold 1
+    // (one split more) do not
+    let wide = HashRanges::new(3).unwrap().with_even_split(1_250_000).unwrap();
+    let g = RangeGrowth::run(&KeySet::plain(1), &wide, &GrowthSettings::new(1)).unwrap();
+    assert_eq!(g.ranges().len(), 1_250_000);
+    let over = RangeGrowth::run(&KeySet::plain(2), &wide, &GrowthSettings::new(1)).unwrap_err();
+    assert!(matches!(over, Error::TooLarge { asked: 1_250_001, limit: 1_250_000, .. }), "{over}");
+    // and the splits explorable refuses its smallest threshold's run before any run
+    #[cfg(feature = "charts")]
+    {
+        let ways = [("in order", Arrival::KeyOrder)];
+        let keys = KeySet::plain(20_000_000);
+        let ex = RangeGrowth::explorable_splits("t", &keys, &one, &GrowthSettings::new(64), &[1, 64], &ways);
+        assert!(matches!(ex, Err(Error::TooLarge { asked: 20_000_000, .. })), "{ex:?}");
+    }
+}

@@ -215,6 +215,34 @@ fn a_range_query_returns_what_a_scan_of_the_keys_finds() {
     }
 }
 
+/// An empty interval — `[k5, k5)`, `[k9, k1)`, anything below the empty
+/// key — holds no key whatever the keys, so a router asks no node: under
+/// key ranges and under hash ranges alike (hash ranges asked all four).
+#[test]
+fn an_empty_interval_asks_no_node() {
+    let keys = KeySet::new("k", 100);
+    let by_key = KeyRanges::new(4).unwrap().with_boundaries(["k3", "k5", "k7"]).unwrap();
+    let by_hash = HashRanges::new(4).unwrap().with_even_split(4).unwrap();
+    type Interval<'a> = (Option<&'a [u8]>, Option<&'a [u8]>);
+    let empty: [Interval; 4] =
+        [(Some(b"k5"), Some(b"k5")), (Some(b"k9"), Some(b"k1")), (None, Some(b"")), (Some(b"zz"), Some(b""))];
+    for (lo, hi) in empty {
+        for q in [RangeQuery::measure(&keys, &by_key, lo, hi), RangeQuery::measure(&keys, &by_hash, lo, hi)] {
+            let q = q.unwrap();
+            assert!(q.is_empty_interval(), "{lo:?} {hi:?}");
+            assert_eq!((q.rows(), q.parts().len(), q.nodes_routed()), (0, 0, vec![]), "{lo:?} {hi:?}");
+            assert!(q.table().to_text().contains("a router asks no range"), "{}", q.table());
+        }
+    }
+    // a one-key interval is not empty: hash ranges ask every node, key ranges the one range
+    let one = RangeQuery::measure(&keys, &by_hash, Some(b"k5"), Some(b"k50")).unwrap();
+    assert!(!one.is_empty_interval());
+    assert_eq!((one.rows(), one.nodes_routed()), (1, vec![0, 1, 2, 3]));
+    let one = RangeQuery::measure(&keys, &by_key, Some(b"k5"), Some(b"k50")).unwrap();
+    assert_eq!((one.rows(), one.nodes_routed()), (1, vec![2]));
+    assert!(!RangeQuery::measure(&keys, &by_key, None, None).unwrap().is_empty_interval());
+}
+
 #[test]
 fn the_final_layout_is_the_start_with_every_split_and_move_applied() {
     let keys = KeySet::new("order:", 4_000);

@@ -257,6 +257,24 @@ fn bad_rows_and_inserts_say_what_to_change() {
         "appears twice",
     );
     expect_err("Rows::new(empty)", || Rows::new(&KeySet::new("k", 0)), |e| *e == Error::NoKeys, "empty");
+    // Numbered keys over the 20,000,000 keys a call holds (limits::MAX_KEYS) are refused at once, as
+    // the docs say: 2^64 − 1 of them were accepted, and with_attributes then called its closure for each.
+    for n in [usize::MAX, 20_000_001] {
+        expect_err(
+            "Rows::new(KeySet::plain(n))",
+            || Rows::new(&KeySet::plain(n)),
+            |e| matches!(e, Error::TooLarge { what: "keys held in memory", asked, limit: 20_000_000, .. } if *asked == n as u128),
+            "20,000,000",
+        );
+    }
+    // and their bytes: 10,000 keys of a 1 MB prefix are 10 GB, over limits::MAX_KEY_BYTES (1 GB)
+    let long = "x".repeat(1 << 20);
+    expect_err(
+        "Rows::new(KeySet::new(1 MB prefix, 10,000))",
+        || Rows::new(&KeySet::new(&long, 10_000)),
+        |e| matches!(e, Error::TooLarge { what: "bytes of keys (keys × their length)", .. }),
+        "1,000,000,000",
+    );
     let rows = || Rows::new(&KeySet::new("k", 3)).unwrap();
     expect_err(
         "with_attribute(2 values)",

@@ -11,7 +11,9 @@
 
 use crate::analysis::fenwick::Fenwick;
 use crate::analysis::range_layout::{Boundary, RangeLayout};
-use crate::analysis::splits::{GrownRange, GrowthSettings, RangeGrowth, RangeMove, Sample, Split};
+use crate::analysis::splits::{
+    max_ranges, too_many_ranges, GrownRange, GrowthSettings, RangeGrowth, RangeMove, Sample, Split,
+};
 use crate::keys::{KeyBytes, KeySet};
 use crate::schemes::range_table::RangeTable;
 use crate::schemes::{HashRanges, KeyRanges, NodeId};
@@ -176,6 +178,11 @@ struct Sim<'a> {
     extremes: Option<Extremes>,
     splits: Vec<Split>,
     moves: Vec<RangeMove>,
+    /// The most ranges there may be ([`max_ranges`]), and whether a split
+    /// was refused for it (keys sharing a hash made parts smaller than
+    /// `run` counted on).
+    max_ranges: usize,
+    over: bool,
 }
 
 impl Sim<'_> {
@@ -218,6 +225,10 @@ impl Sim<'_> {
 
     /// Split the live range starting at `s`; the upper part's first rank.
     fn split(&mut self, t: u64, s: u32) -> Option<u32> {
+        if self.live.len() + self.keyless.len() >= self.max_ranges {
+            self.over = true;
+            return None;
+        }
         let n = self.live.get(&s)?.rows;
         let end = self.live.range(s + 1..).next().map_or(self.ranked.distinct, |(&k, _)| k as usize);
         let before = self.present.below(s as usize);
@@ -332,6 +343,8 @@ pub(crate) fn simulate(
         extremes: settings.balance_factor().map(|_| Extremes::new(&vec![0; nodes])),
         splits: Vec::new(),
         moves: Vec::new(),
+        max_ranges: usize::try_from(max_ranges()).unwrap_or(usize::MAX),
+        over: false,
     };
     // (first rank, range) of the ranges that hold no key at all, in order
     let mut keyless: Vec<(u32, Option<Boundary>, NodeId)> = Vec::new();
@@ -354,6 +367,9 @@ pub(crate) fn simulate(
     for (j, &i) in order.iter().enumerate() {
         let t = j as u64 + 1;
         sim.arrive(t, ranked.rank[i as usize]);
+        if sim.over {
+            return Err(too_many_ranges(max_ranges() + 1));
+        }
         if (j + 1) % every == 0 || j + 1 == n {
             samples.push(Sample { arrival: t, rows: sim.node_rows.clone() });
         }

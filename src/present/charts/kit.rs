@@ -2,6 +2,7 @@
 //! pixels, markers and dashes, the legend strip, nice axes and the cartesian frame.
 
 use super::*;
+use crate::present::escape::one_line;
 
 pub(super) type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<Axis, Axis>>;
 
@@ -35,10 +36,6 @@ pub(super) fn text_w(s: &str, px: f64) -> f64 {
     s.chars().map(em).sum::<f64>() * px
 }
 
-pub(super) fn esc(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
-}
-
 // ------------------------------------------------------------ drawing kit
 
 /// Text `px` pixels high in the SVG (plotters writes `font-size` as size / 1.24), placed by
@@ -51,8 +48,12 @@ pub(super) fn bold(px: f64, h: HPos, v: VPos) -> TextStyle<'static> {
     TextStyle::from(("sans-serif", px * 1.24).into_font().style(FontStyle::Bold)).color(&INK).pos(Pos::new(h, v))
 }
 
+/// Text `s` at `(x, y)`, on one line (plotters escapes it for SVG, but
+/// writes a line break as it is: see [`escape`](crate::present::escape)).
 pub(super) fn text<S: Into<String>>(a: &Area, s: S, (x, y): (f64, f64), style: TextStyle) -> Res {
-    Ok(a.draw(&Text::new(s.into(), (x.round() as i32, y.round() as i32), style))?)
+    let s: String = s.into();
+    let s = one_line(&s).into_owned();
+    Ok(a.draw(&Text::new(s, (x.round() as i32, y.round() as i32), style))?)
 }
 
 pub(super) fn rect(a: &Area, (x0, y0): (f64, f64), (x1, y1): (f64, f64), c: RGBColor) -> Res {
@@ -393,8 +394,8 @@ pub(super) fn cartesian<'a, 'b>(
         .axis_desc_style(font(12.5, Mid, Center))
         .x_label_formatter(&fx)
         .y_label_formatter(&fy)
-        .x_desc(labels[0])
-        .y_desc(labels[1])
+        .x_desc(one_line(labels[0]))
+        .y_desc(one_line(labels[1]))
         .draw()?;
     Ok(chart)
 }

@@ -13,8 +13,11 @@ pub struct LineChart {
     y_percent: bool,
     include_zero: bool,
     refs: Vec<(f64, String)>,
-    /// The most points a series had when it was thinned (see [`MAX_SERIES_POINTS`]).
-    thinned: Option<usize>,
+    /// The most points a series had when it was thinned, and to how many
+    /// (see [`MAX_SERIES_POINTS`] and [`MAX_LINE_POINTS`]).
+    thinned: Option<(usize, usize)>,
+    /// How many series were given when only the first [`MAX_LINES`] are drawn.
+    cut: Option<usize>,
     /// Why nothing is drawn: the points were over the limit and not copied.
     over: Option<String>,
 }
@@ -25,14 +28,25 @@ pub struct LineChart {
 /// is drawn as it is), and the chart says so.
 pub const MAX_SERIES_POINTS: usize = 10_000;
 
-/// `points` thinned to at most [`MAX_SERIES_POINTS`]: in runs of
-/// consecutive points, the first, lowest, highest and last of each, in order.
-fn thin<T: Copy>(points: &[T], y_lo: impl Fn(&T) -> f64, y_hi: impl Fn(&T) -> f64) -> Vec<T> {
-    if points.len() <= MAX_SERIES_POINTS {
+/// The most points of all series together drawn as given: each series is
+/// thinned to at most this many over the number of series (and at most
+/// [`MAX_SERIES_POINTS`]), so a chart of many lines stays as small as one
+/// of a few (4,096 lines of 4,882 points each made a 294 MB SVG).
+pub const MAX_LINE_POINTS: usize = 100_000;
+
+/// The most series one line chart draws: the first this many are drawn,
+/// and the chart says how many there were. (Past a few dozen lines in one
+/// chart, neither the lines nor the legend can be told apart.)
+pub const MAX_LINES: usize = 64;
+
+/// `points` thinned to at most `most` (4 or more): in runs of consecutive
+/// points, the first, lowest, highest and last of each, in order.
+fn thin<T: Copy>(points: &[T], most: usize, y_lo: impl Fn(&T) -> f64, y_hi: impl Fn(&T) -> f64) -> Vec<T> {
+    if points.len() <= most {
         return points.to_vec();
     }
-    let run = points.len().div_ceil(MAX_SERIES_POINTS / 4);
-    let mut out = Vec::with_capacity(MAX_SERIES_POINTS);
+    let run = points.len().div_ceil((most / 4).max(1));
+    let mut out = Vec::with_capacity(most);
     for chunk in points.chunks(run) {
         let by = |f: &dyn Fn(&T) -> f64, low: bool| {
             let key = |i: &usize| f(&chunk[*i]);
@@ -68,20 +82,24 @@ fn thin<T: Copy>(points: &[T], y_lo: impl Fn(&T) -> f64, y_hi: impl Fn(&T) -> f6
 /// assert!(fig.svg().contains("hash % N"));
 /// ```
 ///
-/// A series of more than [`MAX_SERIES_POINTS`] points is thinned (the chart says so), and
-/// series of more points in all than [`Limits::max_keys`](crate::limits::Limits::max_keys)
-/// are not copied: the chart says which limit they are over.
+/// A series of more than [`MAX_SERIES_POINTS`] points is thinned, and so are series of more
+/// than [`MAX_LINE_POINTS`] in all; only the first [`MAX_LINES`] series are drawn (the chart
+/// says so in each case). Series of more points in all than
+/// [`Limits::max_keys`](crate::limits::Limits::max_keys) are not copied: the chart says which
+/// limit they are over.
 pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> LineChart {
     let total = series.iter().map(|s| s.points.len().saturating_add(s.band.len())).fold(0, usize::saturating_add);
     let over = over_limit("points", total, crate::limits::current().max_keys);
+    let given = if over.is_some() { &[][..] } else { series };
+    let series = &given[..given.len().min(MAX_LINES)];
     let longest = series.iter().map(|s| s.points.len().max(s.band.len())).max().unwrap_or(0);
-    let series = if over.is_some() { &[][..] } else { series };
+    let most = MAX_SERIES_POINTS.min(MAX_LINE_POINTS / series.len().max(1));
     let copied = series
         .iter()
         .map(|s| Series {
             name: s.name.clone(),
-            points: thin(&s.points, |p| p.1, |p| p.1),
-            band: thin(&s.band, |b| b.1, |b| b.2),
+            points: thin(&s.points, most, |p| p.1, |p| p.1),
+            band: thin(&s.band, most, |b| b.1, |b| b.2),
             style: s.style,
             ink: s.ink,
         })
@@ -94,7 +112,8 @@ pub fn line_chart(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
         y_percent: false,
         include_zero: true,
         refs: Vec::new(),
-        thinned: (over.is_none() && longest > MAX_SERIES_POINTS).then_some(longest),
+        thinned: (longest > most).then_some((longest, most)),
+        cut: (given.len() > MAX_LINES).then_some(given.len()),
         over,
     }
 }
@@ -133,13 +152,18 @@ impl LineChart {
         if let Some(why) = &self.over {
             return no_data(&self.frame, why);
         }
-        let note = self.thinned.map(|n| {
+        let cut = self.cut.map(|n| format!("the first {MAX_LINES} of {} series", thousands(n as u64)));
+        let thinned = self.thinned.map(|(n, most)| {
             format!(
                 "series of up to {} points thinned to {}: each run's first, lowest, highest and last",
                 thousands(n as u64),
-                thousands(MAX_SERIES_POINTS as u64)
+                thousands(most as u64)
             )
         });
+        let note = match (cut, thinned) {
+            (Some(c), Some(t)) => Some(format!("{c}; {t}")),
+            (c, t) => c.or(t),
+        };
         let frame = noted(&self.frame, note);
         let frame = frame.as_ref();
         let [lx, ly] = self.log;

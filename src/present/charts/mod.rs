@@ -22,6 +22,7 @@ use std::f64::consts::TAU;
 use std::fmt;
 use std::path::Path;
 
+use crate::present::escape::{attribute, one_line};
 use base64::Engine as _;
 pub use plotters;
 use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
@@ -110,11 +111,11 @@ impl Figure {
     /// because JupyterLab shows inline SVG as raw text in untrusted notebooks.
     pub fn to_img_tag(&self) -> String {
         let b64 = base64::engine::general_purpose::STANDARD.encode(self.svg.as_bytes());
-        format!("<img src=\"data:image/svg+xml;base64,{b64}\" alt=\"{}\">", esc(&self.title))
+        format!("<img src=\"data:image/svg+xml;base64,{b64}\" alt=\"{}\">", attribute(&self.title))
     }
     /// What [`Figure::evcxr_display`] prints: `EVCXR_BEGIN_CONTENT text/html\n<img …>\nEVCXR_END_CONTENT\n`.
     pub fn evcxr_output(&self) -> String {
-        format!("EVCXR_BEGIN_CONTENT text/html\n{}\nEVCXR_END_CONTENT\n", self.to_img_tag())
+        crate::present::evcxr::part("text/html", &self.to_img_tag())
     }
     /// Shows the figure in an evcxr (Rust Jupyter kernel) cell.
     pub fn evcxr_display(&self) {
@@ -134,7 +135,7 @@ impl crate::present::show::Show for Figure {
 impl fmt::Display for Figure {
     /// A one-line text form: `[figure: TITLE, 720×400 SVG]`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "[figure: {}, {}×{} SVG]", self.title, self.width, self.height)
+        write!(f, "[figure: {}, {}×{} SVG]", one_line(&self.title), self.width, self.height)
     }
 }
 
@@ -214,7 +215,7 @@ pub(super) fn render(fr: &Frame, body: impl FnOnce(&Area) -> Res) -> Figure {
         .unwrap_or_else(|_| Figure { title: String::new(), width: fr.width, height: fr.height, svg: String::new() });
     // A <title> for screen readers and tooltips, after the opening <svg> line.
     let (head, rest) = fig.svg.split_once('\n').unwrap_or((&fig.svg, ""));
-    let svg = format!("{head}\n<title>{}</title>\n{rest}", esc(&fr.title));
+    let svg = format!("{head}\n<title>{}</title>\n{rest}", attribute(&fr.title));
     Figure { title: fr.title.clone(), svg, ..fig }
 }
 
@@ -292,7 +293,8 @@ macro_rules! builder_common {
         impl fmt::Display for $t {
             /// The same one-line form as the rendered [`Figure`].
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "[figure: {}, {}×{} SVG]", self.frame.title, self.frame.width, self.frame.height)
+                let title = crate::present::escape::one_line(&self.frame.title);
+                write!(f, "[figure: {title}, {}×{} SVG]", self.frame.width, self.frame.height)
             }
         }
     };
@@ -309,7 +311,7 @@ mod shard_map;
 pub use bar::{bar_chart, counts_chart, BarChart};
 pub use heatmap::{heatmap, Heatmap, Scale};
 pub use histogram::{histogram, Histogram};
-pub use line::{line_chart, LineChart, MAX_SERIES_POINTS};
+pub use line::{line_chart, LineChart, MAX_LINES, MAX_LINE_POINTS, MAX_SERIES_POINTS};
 pub use ring::{ring_diagram, RingDiagram, MAX_ARCS, SECTORS};
 pub use shard_map::{shard_map, ShardMap, MAX_SHARDS_DRAWN};
 

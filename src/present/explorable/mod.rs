@@ -307,7 +307,14 @@ impl Explorable {
         T: SliderValue,
         X: Into<XValue>,
     {
+        // The xs are read one past the limit: more than that is over it, whatever the ys.
         let xs: Vec<XValue> = xs.into_iter().take(MAX_POINTS.saturating_add(1)).map(Into::into).collect();
+        crate::limits::check_hint(
+            "points in one explorable",
+            self.points.len() as u128 + xs.len().max(ys.len()) as u128,
+            MAX_POINTS as u128,
+            "use fewer slider values or fewer x values",
+        )?;
         if xs.len() != ys.len() {
             return Err(Error::LengthMismatch {
                 what: "measured values (ys) for the xs",
@@ -316,12 +323,6 @@ impl Explorable {
             });
         }
         let setting = self.setting(setting)?;
-        crate::limits::check_hint(
-            "points in one explorable",
-            self.points.len() as u128 + xs.len() as u128,
-            MAX_POINTS as u128,
-            "use fewer slider values or fewer x values",
-        )?;
         let mut added = Vec::with_capacity(xs.len());
         for (x, &y) in xs.into_iter().zip(ys) {
             added.push(self.checked_point(series, &setting, x, y, &added)?);
@@ -403,12 +404,18 @@ impl Explorable {
             }
             _ => {}
         }
-        if let Some(first) = self.points.first() {
+        // 0.0, never −0.0: a point's x is found by its bits in the chart's data.
+        let x = match x {
+            XValue::Number(v) => XValue::Number(v + 0.0),
+            name => name,
+        };
+        // The first x of the chart, or of this row when it is the first.
+        if let Some(first) = self.points.first().or(added.first()) {
             if std::mem::discriminant(&first.x) != std::mem::discriminant(&x) {
                 return Err(Error::OutOfRange {
                     what: "x",
-                    given: x.to_string(),
-                    allowed: format!("the same kind as the first x ({}): all names or all numbers", first.x),
+                    given: kind(&x),
+                    allowed: format!("the same kind as the first x, the {}: all names or all numbers", kind(&first.x)),
                 });
             }
         }
@@ -525,8 +532,25 @@ impl Explorable {
     }
 }
 
+/// The first name `names` gives twice: the lines or bar groups a lab's
+/// explorable draws for a caller's names must be told apart.
+pub(crate) fn repeated<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let mut seen = std::collections::HashSet::new();
+    names.into_iter().find(|n| !seen.insert(*n))
+}
+
+/// An x with its kind, for messages: `name "1"`, `number 1`.
+fn kind(x: &XValue) -> String {
+    match x {
+        XValue::Name(n) => format!("name {n:?}"),
+        XValue::Number(v) => format!("number {}", number(*v)),
+    }
+}
+
+/// `v` as a value of slider `name`: a finite `f64`, and 0.0 for −0.0 (the two
+/// are equal, but a row is found by its setting's bits).
 fn grid_value<T: SliderValue>(name: &str, v: T) -> Result<f64> {
-    v.slider_value().ok_or_else(|| Error::BadNumber {
+    v.slider_value().map(|v| v + 0.0).ok_or_else(|| Error::BadNumber {
         what: "slider value of",
         value: name.to_string(),
         expected: "a finite number that an f64 holds exactly (integers up to 2^53)",

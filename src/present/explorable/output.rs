@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::{Explorable, MAX_OUTPUT_BYTES};
+use crate::present::evcxr::part;
 use crate::Result;
 
 impl Explorable {
@@ -32,7 +33,7 @@ impl Explorable {
     pub fn evcxr_display(&self) {
         match self.output() {
             Ok(out) => print!("{}", out.evcxr_output()),
-            Err(e) => println!("EVCXR_BEGIN_CONTENT text/plain\nexplorable not shown: {e}\nEVCXR_END_CONTENT"),
+            Err(e) => print!("{}", part("text/plain", &format!("explorable not shown: {e}"))),
         }
     }
 }
@@ -66,16 +67,17 @@ impl ExplorableOutput {
     }
     /// The lines [`Explorable::evcxr_display`] prints: three
     /// `EVCXR_BEGIN_CONTENT` blocks, which evcxr 0.22 sends as one output
-    /// (one `execute_result` whose data has the three MIME types).
+    /// (one `execute_result` whose data has the three MIME types). No text
+    /// of the chart (a title, a name) can end a block early: it is written
+    /// on one line, or with its line breaks escaped, and a line that would
+    /// read as evcxr's end marker gets a space before it.
     pub fn evcxr_output(&self) -> String {
-        format!(
-            "EVCXR_BEGIN_CONTENT application/vnd.vegalite.v5+json\n{}\nEVCXR_END_CONTENT\n\
-             EVCXR_BEGIN_CONTENT image/svg+xml\n{}\nEVCXR_END_CONTENT\n\
-             EVCXR_BEGIN_CONTENT text/plain\n{}\nEVCXR_END_CONTENT\n",
-            self.vega_lite,
-            self.svg.trim_end(),
-            self.text
-        )
+        [
+            part("application/vnd.vegalite.v5+json", &self.vega_lite),
+            part("image/svg+xml", self.svg.trim_end()),
+            part("text/plain", &self.text),
+        ]
+        .concat()
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::{ChartKind, Explorable, Format, XValue};
 use crate::present::charts::{bar_chart, line_chart, Figure, Series};
+use crate::present::escape::one_line;
 use crate::present::{fixed, pct};
 
 impl Explorable {
@@ -33,7 +34,8 @@ impl Explorable {
                 }
             })
             .collect();
-        format!("{} · {}: {}", self.title, self.describe(&self.default_setting()), parts.join("; "))
+        let line = format!("{} · {}: {}", self.title, self.describe(&self.default_setting()), parts.join("; "));
+        one_line(&line).into_owned()
     }
 
     /// The default view drawn with plotters.
