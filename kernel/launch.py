@@ -350,7 +350,7 @@ def guard(stderr_file: str, rustc: list[str]) -> int:
     marker.touch()
     t0 = time.monotonic()
     what = f"could not load `{'`, `'.join(ours)}` from the kept build in {slot}"
-    _say(slot, f"reshard kernel: the cell {what} (built in another build directory); "
+    _say(slot, f"reshard kernel: the cell {what} (its crates were not compiled against each other); "
                "building it afresh, once (about a minute)")
     ok = _build_afresh(slot, rustc)
     _say(slot, f"reshard kernel: {slot.name} built afresh in {time.monotonic() - t0:.0f} s"
