@@ -209,6 +209,11 @@ pub mod notebook {
     pub use crate::analysis::{Arrival, Boundary, GrowthSettings, RangeGrowth, RangeLayout, RangeQuery};
     // a cache behind a proxy: which reads miss, which are stale
     pub use crate::analysis::{CacheCopies, CacheReads, ReadOutcome};
+    // who owns shard 7: a shard map with revisions, routers that go stale, fencing (lab 11)
+    pub use crate::analysis::{
+        AutoFailover, EtcdTimings, Expiry, RefreshPolicy, RequestTrace, ScheduledMove, StaleRouting, ZombieRouter,
+    };
+    pub use crate::schemes::{ShardMap, ShardMove};
     // secondary indexes: local and global, the tail of a query that asks every shard, stale reads
     pub use crate::analysis::{
         postings_key, share_slow, term, AsyncIndex, FanOut, FanOutRun, FanOutSweep, GlobalIndex, IndexKind, IndexQuery,

@@ -23,6 +23,9 @@ mod explore_remap;
 #[cfg(feature = "charts")]
 mod explore_replica_reads;
 #[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+pub mod explore_routing;
+#[cfg(feature = "charts")]
 mod explore_slots;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
@@ -48,6 +51,7 @@ pub mod postgres;
 #[cfg_attr(docsrs, doc(cfg(feature = "proxies")))]
 pub mod proxies;
 pub mod ranges;
+pub mod routing;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 mod shard_count;
