@@ -26,9 +26,11 @@
 //!   last heartbeat came up to one heartbeat before the leader died. A vote
 //!   can be ignored ("lease is not expired": the other follower heard the
 //!   old leader less than an election timeout ago), and the candidate tries
-//!   again in the next term, so without pre-vote the term rises by 1 or 2;
-//!   with `--pre-vote` a failed attempt does not raise it, and it rises by
-//!   exactly 1.
+//!   again in the next term, so without pre-vote the term rises by 1 or 2
+//!   (2 in 1 of 20 kills here, 4 of 20 in the issue's runs); with
+//!   `--pre-vote` an ignored pre-vote costs no term, and it rises by 1 —
+//!   unless both survivors stand for the same term at once and split the
+//!   vote, which adds 1 under either setting (1 of 30 kills here).
 //!
 //! ```
 //! use reshard::analysis::leases::EtcdTimings;
@@ -181,8 +183,9 @@ impl EtcdTimings {
     }
 
     /// How much the raft term rises when a leader dies: (least, most
-    /// usually seen). Exactly 1 with pre-vote; 1 or 2 without (2 when the
-    /// first vote is ignored).
+    /// usually seen). 1 with pre-vote; 1 or 2 without (2 when the first
+    /// vote is ignored). A split vote (both survivors standing at once,
+    /// rare) adds 1 under either.
     pub fn term_rise(&self) -> (u64, u64) {
         if self.pre_vote {
             (1, 1)

@@ -18,6 +18,9 @@
 //! * [`postgres`] and [`pg_shards`] (feature `postgres`) — PostgreSQL
 //!   servers, and a table sharded by ranges over them: a coordinator whose
 //!   partitions are `postgres_fdw` foreign tables on the shards.
+//! * [`etcd`] (feature `etcd`) — an etcd cluster holding a shard map
+//!   (compare-and-swap, leases and their `etcdctl` heartbeats, watches,
+//!   members killed and restarted).
 //!
 //! Every driver needs its programs on `PATH` and fails with a typed error
 //! saying how to install them when they are missing (the examples below
@@ -69,7 +72,9 @@ pub mod cli;
 pub mod client;
 pub mod cluster;
 pub mod contents;
-#[cfg(feature = "proxies")]
+#[cfg(feature = "etcd")]
+pub mod etcd;
+#[cfg(any(feature = "proxies", feature = "etcd"))]
 mod http;
 #[cfg(feature = "proxies")]
 pub mod nginx;
@@ -97,6 +102,10 @@ pub use cli::CliRun;
 pub use client::Reply;
 pub use cluster::{redis_version, RedisCluster};
 pub use contents::{Loaded, Sampled, Snapshot};
+#[cfg(feature = "etcd")]
+pub use etcd::{
+    etcd_version, Cas, Etcd, EtcdClient, EventKind, Heartbeat, Kv, LeaderLoss, Lease, Status, Watch, WatchEvent,
+};
 #[cfg(feature = "proxies")]
 pub use nginx::{nginx_version, Nginx, NginxConfig};
 #[cfg(feature = "proxies")]
