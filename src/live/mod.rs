@@ -18,9 +18,10 @@
 //! * [`postgres`] and [`pg_shards`] (feature `postgres`) — PostgreSQL
 //!   servers, and a table sharded by ranges over them: a coordinator whose
 //!   partitions are `postgres_fdw` foreign tables on the shards.
-//! * [`etcd`] (feature `etcd`) — an etcd cluster holding a shard map
-//!   (compare-and-swap, leases and their `etcdctl` heartbeats, watches,
-//!   members killed and restarted).
+//! * [`etcd`] and [`fenced`] (feature `etcd`) — an etcd cluster holding a
+//!   shard map (compare-and-swap, leases and their `etcdctl` heartbeats,
+//!   watches, members killed and restarted), and storage nodes that refuse
+//!   a write below a shard's fencing token.
 //!
 //! Every driver needs its programs on `PATH` and fails with a typed error
 //! saying how to install them when they are missing (the examples below
@@ -74,6 +75,8 @@ pub mod cluster;
 pub mod contents;
 #[cfg(feature = "etcd")]
 pub mod etcd;
+#[cfg(feature = "etcd")]
+pub mod fenced;
 #[cfg(any(feature = "proxies", feature = "etcd"))]
 mod http;
 #[cfg(feature = "proxies")]
@@ -106,6 +109,8 @@ pub use contents::{Loaded, Sampled, Snapshot};
 pub use etcd::{
     etcd_version, Cas, Etcd, EtcdClient, EventKind, Heartbeat, Kv, LeaderLoss, Lease, Status, Watch, WatchEvent,
 };
+#[cfg(feature = "etcd")]
+pub use fenced::{Fenced, FencedNodes};
 #[cfg(feature = "proxies")]
 pub use nginx::{nginx_version, Nginx, NginxConfig};
 #[cfg(feature = "proxies")]
