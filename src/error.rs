@@ -492,7 +492,7 @@ pub enum Error {
     NotRunning {
         /// The server.
         node: String,
-        /// Its port on 127.0.0.1.
+        /// Its port on 127.0.0.1 (0: a process without one, e.g. a heartbeat).
         port: u16,
         /// What it was asked to do.
         doing: String,

@@ -297,11 +297,10 @@ impl fmt::Display for Error {
             Error::ServerRefused { node, port, doing, message } => {
                 write!(f, "{node} (127.0.0.1:{port}) refused {doing}: \u{201c}{message}\u{201d}")
             }
-            Error::NotRunning { node, port, doing } => write!(
-                f,
-                "{node} (127.0.0.1:{port}) is not running, so it cannot {doing}: restart it first (or ask \
-                 another one)"
-            ),
+            Error::NotRunning { node, port, doing } => {
+                let at = if *port == 0 { String::new() } else { format!(" (127.0.0.1:{port})") };
+                write!(f, "{node}{at} is not running, so it cannot {doing}: restart it first (or ask another one)")
+            }
             Error::AlreadyRunning { node, port } => {
                 write!(f, "{node} (127.0.0.1:{port}) is running already: kill it first, then restart it")
             }

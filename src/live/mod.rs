@@ -18,10 +18,11 @@
 //! * [`postgres`] and [`pg_shards`] (feature `postgres`) — PostgreSQL
 //!   servers, and a table sharded by ranges over them: a coordinator whose
 //!   partitions are `postgres_fdw` foreign tables on the shards.
-//! * [`etcd`] and [`fenced`] (feature `etcd`) — an etcd cluster holding a
-//!   shard map (compare-and-swap, leases and their `etcdctl` heartbeats,
-//!   watches, members killed and restarted), and storage nodes that refuse
-//!   a write below a shard's fencing token.
+//! * [`etcd`], [`fenced`] and [`shard_lab`] (feature `etcd`) — an etcd
+//!   cluster holding a shard map (compare-and-swap, leases and their
+//!   `etcdctl` heartbeats, watches, members killed and restarted), storage
+//!   nodes that refuse a write below a shard's fencing token, and lab 11's
+//!   controller and routers run against both, beside the crate's models.
 //!
 //! Every driver needs its programs on `PATH` and fails with a typed error
 //! saying how to install them when they are missing (the examples below
@@ -97,6 +98,8 @@ pub mod ports;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod process;
+#[cfg(feature = "etcd")]
+pub mod shard_lab;
 mod stats;
 #[cfg(feature = "proxies")]
 pub mod twemproxy;
@@ -129,6 +132,8 @@ pub use ports::{MAX_LIVE_KEYS, MAX_SERVERS};
 #[cfg(feature = "postgres")]
 pub use postgres::pg_version;
 pub use process::{find_program, process_alive, HOST};
+#[cfg(feature = "etcd")]
+pub use shard_lab::{FailoverSeen, LeaseWindow, Race, ScriptedMoves, ShardLab, StaleRouters, ZombieSeen};
 #[cfg(feature = "proxies")]
 pub use twemproxy::{nutcracker_version, Nutcracker, NutcrackerConfig, Versions, Written};
 

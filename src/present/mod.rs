@@ -12,6 +12,9 @@ mod bounded;
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod charts;
 pub mod display;
+#[cfg(feature = "etcd")]
+#[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
+pub mod etcd;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 pub mod explorable;
