@@ -147,7 +147,12 @@ impl LeaderLoss {
         } else {
             "≠"
         };
-        t.row([format!("term rise ({} → {})", self.term_before, self.term_after), predicted, rise.to_string(), verdict.into()]);
+        t.row([
+            format!("term rise ({} → {})", self.term_before, self.term_after),
+            predicted,
+            rise.to_string(),
+            verdict.into(),
+        ]);
         let log: Vec<&str> =
             self.leader_log.iter().map(String::as_str).filter(|l| l.contains("term")).take(8).collect();
         t.note(format!(
