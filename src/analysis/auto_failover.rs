@@ -4,6 +4,20 @@
 //! Rebalancing": automatic moves combined with failure detection can make
 //! things worse; ch. 9, "Process Pauses").
 //!
+//! ```
+//! use reshard::analysis::{AutoFailover, Expiry};
+//! use reshard::schemes::ShardMap;
+//! let map = ShardMap::new(12, ["A", "B", "C"])?;
+//! let model = AutoFailover::new(&map, "C", 10, 2)?; // 10 keys per shard, a 2 s lease
+//! let short = model.run(1.0, true, 5)?;
+//! assert_eq!((short.expiry, short.shards_moved, short.acknowledged), (Expiry::Kept, Some(0), Some(5)));
+//! let long = model.run(3.0, true, 5)?;
+//! assert_eq!((long.expiry, long.shards_moved, long.keys_moved), (Expiry::Expired, Some(4), Some(40)));
+//! assert_eq!((long.refused, long.lost, long.moved_back_on_rejoin), (Some(5), Some(0), Some(4)));
+//! assert_eq!(model.run(3.0, false, 5)?.lost, Some(5));
+//! # Ok::<(), reshard::Error>(())
+//! ```
+//!
 //! **The model.** Every node holds a lease of `ttl` seconds (as granted),
 //! kept alive by a heartbeat, and a key under it. Node X's heartbeat
 //! pauses for `p` seconds, right after a renewal. Its lease runs out `ttl`
@@ -26,20 +40,6 @@
 //! And if X then rejoins and the controller evens the load again,
 //! `⌊S / N⌋` shards move back: a pause of a few seconds moved data twice.
 //! That is why DDIA suggests a human commit the plan.
-//!
-//! ```
-//! use reshard::analysis::{AutoFailover, Expiry};
-//! use reshard::schemes::ShardMap;
-//! let map = ShardMap::new(12, ["A", "B", "C"])?;
-//! let model = AutoFailover::new(&map, "C", 10, 2)?; // 10 keys per shard, a 2 s lease
-//! let short = model.run(1.0, true, 5)?;
-//! assert_eq!((short.expiry, short.shards_moved, short.acknowledged), (Expiry::Kept, Some(0), Some(5)));
-//! let long = model.run(3.0, true, 5)?;
-//! assert_eq!((long.expiry, long.shards_moved, long.keys_moved), (Expiry::Expired, Some(4), Some(40)));
-//! assert_eq!((long.refused, long.lost, long.moved_back_on_rejoin), (Some(5), Some(0), Some(4)));
-//! assert_eq!(model.run(3.0, false, 5)?.lost, Some(5));
-//! # Ok::<(), reshard::Error>(())
-//! ```
 
 use crate::analysis::leases::{check_ttl, LESSOR_TICK};
 use crate::analysis::request_trace::micros;
@@ -99,7 +99,7 @@ pub struct FailoverRun {
     pub moves: Vec<ShardMove>,
     /// Whether the nodes fence.
     pub fence: bool,
-    /// Writes the node makes when it wakes.
+    /// Writes the node makes when it wakes (0 when it owns no shard).
     pub writes: u64,
     /// Of them, acknowledged.
     pub acknowledged: Option<u64>,
@@ -162,6 +162,8 @@ impl AutoFailover {
             crate::analysis::request_trace::MAX_TRACE_REQUESTS as u128,
             "use fewer writes",
         )?;
+        // a node that owns no shard has none to write when it wakes
+        let writes = if self.map.shards_of(&self.node)?.is_empty() { 0 } else { writes };
         let mut run = FailoverRun {
             node: self.node.clone(),
             pause,
@@ -197,7 +199,7 @@ impl AutoFailover {
                 let (acked, refused, lost) = if fence { (0, writes, 0) } else { (writes, 0, writes) };
                 run.acknowledged = Some(acked);
                 run.refused = Some(refused);
-                run.lost = Some(if shards == 0 { 0 } else { lost });
+                run.lost = Some(lost);
                 run.moved_back_on_rejoin = Some((self.map.shards() / self.map.nodes().len()) as u64);
             }
         }
@@ -221,5 +223,9 @@ mod tests {
         assert!(AutoFailover::new(&map, "Z", 1, 2).is_err() && AutoFailover::new(&map, "A", 1, 0).is_err());
         let one = ShardMap::new(3, ["A"]).unwrap();
         assert_eq!(AutoFailover::new(&one, "A", 1, 2).unwrap_err(), Error::LastNode("A".into()));
+        // D owns nothing of 3 shards over 4 nodes: nothing moves, it has nothing to write
+        let idle = AutoFailover::new(&ShardMap::new(3, ["A", "B", "C", "D"]).unwrap(), "D", 5, 2).unwrap();
+        let r = idle.run(3.0, false, 7).unwrap();
+        assert_eq!((r.shards_moved, r.writes, r.acknowledged, r.lost), (Some(0), 0, Some(0), Some(0)));
     }
 }

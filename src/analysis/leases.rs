@@ -3,6 +3,19 @@
 //! with pencil and paper (DDIA 2nd ed. ch. 9, "Leases"; ch. 10, leader
 //! election).
 //!
+//! ```
+//! use reshard::analysis::leases::EtcdTimings;
+//! let defaults = EtcdTimings::default();
+//! assert_eq!((defaults.min_lease_ttl(), defaults.granted_ttl(1)?), (2, 2));
+//! assert_eq!(defaults.keepalive_period(2)?, 1.0);
+//! assert_eq!(defaults.expiry_window(2, true)?, (2.0, 2.5));
+//! let fast = EtcdTimings::new(20, 200)?;
+//! assert_eq!((fast.granted_ttl(1)?, fast.keepalive_period(1)?), (1, 0.5));
+//! assert_eq!(fast.leader_loss_window(), (0.18, 0.6));
+//! assert_eq!(fast.with_pre_vote(true).term_rise(), (1, 1));
+//! # Ok::<(), reshard::Error>(())
+//! ```
+//!
 //! Everything here follows etcd 3.4's code, and the live driver
 //! (`live::Etcd`, feature `etcd`) measures each figure against a real
 //! cluster:
@@ -31,19 +44,6 @@
 //!   `--pre-vote` an ignored pre-vote costs no term, and it rises by 1 —
 //!   unless both survivors stand for the same term at once and split the
 //!   vote, which adds 1 under either setting (1 of 30 kills here).
-//!
-//! ```
-//! use reshard::analysis::leases::EtcdTimings;
-//! let defaults = EtcdTimings::default();
-//! assert_eq!((defaults.min_lease_ttl(), defaults.granted_ttl(1)?), (2, 2));
-//! assert_eq!(defaults.keepalive_period(2)?, 1.0);
-//! assert_eq!(defaults.expiry_window(2, true)?, (2.0, 2.5));
-//! let fast = EtcdTimings::new(20, 200)?;
-//! assert_eq!((fast.granted_ttl(1)?, fast.keepalive_period(1)?), (1, 0.5));
-//! assert_eq!(fast.leader_loss_window(), (0.18, 0.6));
-//! assert_eq!(fast.with_pre_vote(true).term_rise(), (1, 1));
-//! # Ok::<(), reshard::Error>(())
-//! ```
 
 use crate::{Error, Result};
 

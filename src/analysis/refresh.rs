@@ -2,6 +2,24 @@
 //! map sends to the wrong node while shards move, under each way it can
 //! learn of the moves — counted exactly over a [`RequestTrace`].
 //!
+//! ```
+//! use reshard::analysis::{RefreshPolicy, RequestTrace, ScheduledMove, StaleRouting};
+//! use reshard::schemes::ShardMap;
+//! let map = ShardMap::new(12, ["A", "B", "C"])?; // shard s on node s % 3: 7 on B, 3 on A, 10 on B
+//! let moves = [ScheduledMove::at(1.03, 7, "C")?, ScheduledMove::at(1.03, 3, "B")?, ScheduledMove::at(1.03, 10, "C")?];
+//! let trace = RequestTrace::round_robin(12, 300, 100)?; // request i → shard i % 12 at i/100 s
+//! let sim = StaleRouting::new(&map, &moves, &trace)?;
+//! let stale = |p| sim.run(p).map(|r| r.stale_requests);
+//! // the first request after 1.03 s is 103, for shard 7: then the router has every move
+//! assert_eq!(stale(RefreshPolicy::WholeMap)?, [103]);
+//! // one stale reply per moved shard: 103 (shard 7), 106 (shard 10), 111 (shard 3)
+//! assert_eq!(stale(RefreshPolicy::Entry)?, [103, 106, 111]);
+//! assert!(stale(RefreshPolicy::Watch)?.is_empty());
+//! // poll every 0.5 s: requests 103 … 149 (before the poll at 1.5 s) for shards 3, 7 or 10
+//! assert_eq!(stale(RefreshPolicy::poll(0.5)?)?.len(), 12);
+//! # Ok::<(), reshard::Error>(())
+//! ```
+//!
 //! DDIA (2nd ed. ch. 7, "Request Routing") leaves open how routers learn
 //! that the map changed. Four answers, the [`RefreshPolicy`]s:
 //!
@@ -36,24 +54,6 @@
 //! At one instant, moves come first, then a poll, then the request: a
 //! request at the very time of a move sees the new map at the node. Times
 //! are exact (see [`RequestTrace`]).
-//!
-//! ```
-//! use reshard::analysis::{RefreshPolicy, RequestTrace, ScheduledMove, StaleRouting};
-//! use reshard::schemes::ShardMap;
-//! let map = ShardMap::new(12, ["A", "B", "C"])?; // shard s on node s % 3: 7 on B, 3 on A, 10 on B
-//! let moves = [ScheduledMove::at(1.03, 7, "C")?, ScheduledMove::at(1.03, 3, "B")?, ScheduledMove::at(1.03, 10, "C")?];
-//! let trace = RequestTrace::round_robin(12, 300, 100)?; // request i → shard i % 12 at i/100 s
-//! let sim = StaleRouting::new(&map, &moves, &trace)?;
-//! let stale = |p| sim.run(p).map(|r| r.stale_requests);
-//! // the first request after 1.03 s is 103, for shard 7: then the router has every move
-//! assert_eq!(stale(RefreshPolicy::WholeMap)?, [103]);
-//! // one stale reply per moved shard: 103 (shard 7), 106 (shard 10), 111 (shard 3)
-//! assert_eq!(stale(RefreshPolicy::Entry)?, [103, 106, 111]);
-//! assert!(stale(RefreshPolicy::Watch)?.is_empty());
-//! // poll every 0.5 s: requests 103 … 149 (before the poll at 1.5 s) for shards 3, 7 or 10
-//! assert_eq!(stale(RefreshPolicy::poll(0.5)?)?.len(), 12);
-//! # Ok::<(), reshard::Error>(())
-//! ```
 
 use crate::analysis::request_trace::{micros, RequestTrace};
 use crate::schemes::shard_map::{ShardMap, ShardMove};

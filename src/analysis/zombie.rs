@@ -5,6 +5,21 @@
 //! them (DDIA 2nd ed. ch. 9, "Fencing tokens"; MongoDB's `StaleConfig`,
 //! TiKV's `EpochNotMatch`), and the router refreshes and retries.
 //!
+//! ```
+//! use reshard::analysis::{RefreshPolicy, ZombieRouter};
+//! use reshard::schemes::{ShardMap, ShardMove};
+//! let map = ShardMap::new(12, ["A", "B", "C"])?;
+//! let moves = [ShardMove::new(7, "C"), ShardMove::new(3, "B"), ShardMove::new(10, "C")];
+//! let zombie = ZombieRouter::new(&map, &moves, 10)?; // 10 writes: shards 7, 3, 10, 7, 3, …
+//! let off = zombie.run(RefreshPolicy::WholeMap, false)?;
+//! assert_eq!((off.acknowledged, off.lost, off.refused), (10, 10, 0));
+//! let on = zombie.run(RefreshPolicy::WholeMap, true)?;
+//! assert_eq!((on.acknowledged, on.lost, on.refused, on.retried), (10, 0, 1, 1));
+//! let on = zombie.run(RefreshPolicy::Entry, true)?;
+//! assert_eq!((on.refused, on.lost), (3, 0));
+//! # Ok::<(), reshard::Error>(())
+//! ```
+//!
 //! **The model.** The router holds the map from before the moves. After
 //! every move, it writes `k` keys: write `j` to the `j % m`-th moved shard
 //! (the `m` shards the moves touched, in order of their first move), each
@@ -25,21 +40,6 @@
 //! watch queued while it was paused before it writes: nothing is refused
 //! or lost. A paused router does not poll, so `Poll` is not part of the
 //! model.
-//!
-//! ```
-//! use reshard::analysis::{RefreshPolicy, ZombieRouter};
-//! use reshard::schemes::{ShardMap, ShardMove};
-//! let map = ShardMap::new(12, ["A", "B", "C"])?;
-//! let moves = [ShardMove::new(7, "C"), ShardMove::new(3, "B"), ShardMove::new(10, "C")];
-//! let zombie = ZombieRouter::new(&map, &moves, 10)?; // 10 writes: shards 7, 3, 10, 7, 3, …
-//! let off = zombie.run(RefreshPolicy::WholeMap, false)?;
-//! assert_eq!((off.acknowledged, off.lost, off.refused), (10, 10, 0));
-//! let on = zombie.run(RefreshPolicy::WholeMap, true)?;
-//! assert_eq!((on.acknowledged, on.lost, on.refused, on.retried), (10, 0, 1, 1));
-//! let on = zombie.run(RefreshPolicy::Entry, true)?;
-//! assert_eq!((on.refused, on.lost), (3, 0));
-//! # Ok::<(), reshard::Error>(())
-//! ```
 
 use crate::analysis::refresh::RefreshPolicy;
 use crate::analysis::request_trace::MAX_TRACE_REQUESTS;

@@ -2,6 +2,18 @@
 //! coordination service such as etcd or ZooKeeper holds it (DDIA 2nd ed.
 //! ch. 7, "Request Routing").
 //!
+//! ```
+//! use reshard::schemes::shard_map::{ShardMap, ShardMove};
+//! let map = ShardMap::new(12, ["A", "B", "C"])?; // shard s on node s % 3, revision 1
+//! assert_eq!(map.owner(7)?, "B");
+//! let after = map.apply(&[ShardMove::new(7, "C"), ShardMove::new(3, "B"), ShardMove::new(7, "A")])?;
+//! assert_eq!(after.revision(), 4); // three changes
+//! assert_eq!((after.owner(7)?, after.entry(7)?.version, after.entry(7)?.mod_revision), ("A", 3, 4));
+//! assert_eq!((after.entry(3)?.version, after.entry(3)?.mod_revision), (2, 3));
+//! assert_eq!((after.entry(0)?.version, after.entry(0)?.mod_revision), (1, 1)); // never moved
+//! # Ok::<(), reshard::Error>(())
+//! ```
+//!
 //! The map is what a controller writes and every router reads. It counts
 //! its changes the way etcd counts them, so the crate's map and one read
 //! back from etcd can be compared number for number:
@@ -20,18 +32,6 @@
 //! that remembers the highest one it has seen for a shard can refuse a
 //! request carrying a lower one, a request from a router (or a node) that
 //! has not heard of the move.
-//!
-//! ```
-//! use reshard::schemes::shard_map::{ShardMap, ShardMove};
-//! let map = ShardMap::new(12, ["A", "B", "C"])?; // shard s on node s % 3, revision 1
-//! assert_eq!(map.owner(7)?, "B");
-//! let after = map.apply(&[ShardMove::new(7, "C"), ShardMove::new(3, "B"), ShardMove::new(7, "A")])?;
-//! assert_eq!(after.revision(), 4); // three changes
-//! assert_eq!((after.owner(7)?, after.entry(7)?.version, after.entry(7)?.mod_revision), ("A", 3, 4));
-//! assert_eq!((after.entry(3)?.version, after.entry(3)?.mod_revision), (2, 3));
-//! assert_eq!((after.entry(0)?.version, after.entry(0)?.mod_revision), (1, 1)); // never moved
-//! # Ok::<(), reshard::Error>(())
-//! ```
 
 use crate::schemes::{check_names, index_of, NodeId};
 use crate::{limits, Error, Result};
