@@ -55,8 +55,10 @@ pub struct MapEntry {
     pub mod_revision: u64,
 }
 
-/// Shard `shard` goes to node `to`: one change of a [`ShardMap`].
+/// Shard `shard` goes to node `to`: one change of a [`ShardMap`]. Built
+/// with [`ShardMove::new`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct ShardMove {
     /// The shard.
     pub shard: usize,

@@ -3,7 +3,6 @@
 
 use super::base64;
 use super::json::Json;
-use super::watch::Watch;
 use crate::analysis::leases::check_ttl;
 use crate::keys::escape;
 use crate::live::client::node_error;
@@ -144,7 +143,7 @@ fn check_value(value: &[u8]) -> Result<()> {
 }
 
 /// `Ok` for a revision etcd can hold (at most `i64::MAX`).
-fn check_rev(what: &'static str, rev: u64) -> Result<()> {
+pub(crate) fn check_rev(what: &'static str, rev: u64) -> Result<()> {
     if rev > i64::MAX as u64 {
         return Err(Error::OutOfRange {
             what,
@@ -438,19 +437,6 @@ impl EtcdClient {
             }),
             _ => Err(self.unexpected(&d, "a status without member, leader, term or revision")),
         }
-    }
-
-    /// Every change to keys under `prefix` from revision `from` on (0:
-    /// from now).
-    pub fn watch(&self, prefix: &[u8], from: u64) -> Result<Watch> {
-        check_rev("start revision", from)?;
-        limits::check_hint(
-            "bytes in an etcd key",
-            prefix.len() as u128,
-            MAX_KEY_BYTES as u128,
-            "use a shorter prefix",
-        )?;
-        Watch::start(self, prefix, from)
     }
 }
 

@@ -2,10 +2,10 @@
 //! down one HTTP response that does not end (a chunked stream of JSON
 //! lines), read on a thread of its own.
 
-use super::client::{error_message, prefix_end, EtcdClient, Kv};
+use super::client::{check_rev, error_message, prefix_end, EtcdClient, Kv, MAX_KEY_BYTES};
 use super::{base64, json::Json};
 use crate::live::http::Stream;
-use crate::{Error, Result};
+use crate::{limits, Error, Result};
 use std::net::{Shutdown, TcpStream};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, TryRecvError};
 use std::thread::JoinHandle;
@@ -67,8 +67,23 @@ impl Drop for Watch {
     }
 }
 
+impl EtcdClient {
+    /// Every change to keys under `prefix` from revision `from` on (0:
+    /// from now).
+    pub fn watch(&self, prefix: &[u8], from: u64) -> Result<Watch> {
+        check_rev("start revision", from)?;
+        limits::check_hint(
+            "bytes in an etcd key",
+            prefix.len() as u128,
+            MAX_KEY_BYTES as u128,
+            "use a shorter prefix",
+        )?;
+        Watch::start(self, prefix, from)
+    }
+}
+
 impl Watch {
-    pub(crate) fn start(client: &EtcdClient, prefix: &[u8], from: u64) -> Result<Watch> {
+    fn start(client: &EtcdClient, prefix: &[u8], from: u64) -> Result<Watch> {
         let doing = format!("watch {} from revision {from}", crate::keys::escape(prefix));
         let key = if prefix.is_empty() { vec![0] } else { prefix.to_vec() };
         let body = format!(
