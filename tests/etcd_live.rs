@@ -64,7 +64,17 @@ fn every_byte_round_trips_and_errors_name_the_member() {
     // a prefix of 0xff bytes ends at "every key from it on"
     etcd.put(b"\xff\xff", b"top").unwrap();
     assert_eq!(etcd.get_prefix(b"\xff").unwrap().0.len(), 2); // [0xff] and [0xff, 0xff]
-                                                              // limits checked before anything is sent
+                                                              // limits checked before anything is sent (or started)
+    for members in [0, 8, usize::MAX] {
+        assert!(matches!(Etcd::start_with(members, EtcdTimings::fast()), Err(Error::OutOfRange { .. })));
+    }
+    assert!(etcd.compare_and_swap(b"k", u64::MAX, b"v").is_err() && etcd.get_prefix(&[b'p'; 5_000]).is_err());
+    assert!(etcd.client().unwrap().put_all(&[]).is_err());
+    assert!(etcd.client().unwrap().put_all(&vec![(b"k".to_vec(), b"v".to_vec()); 129]).is_err());
+    assert!(matches!(
+        etcd.client().unwrap().put_all(&[(b"k".to_vec(), b"1".to_vec()), (b"k".to_vec(), b"2".to_vec())]),
+        Err(Error::DuplicateKey { .. })
+    ));
     assert_eq!(etcd.put(b"", b"x"), Err(Error::EmptyKey { index: 0 }));
     assert!(matches!(etcd.put(b"k", &vec![0; reshard::live::etcd::MAX_VALUE_BYTES + 1]), Err(Error::TooLarge { .. })));
     assert!(matches!(etcd.put(&vec![b'k'; 5_000], b""), Err(Error::TooLarge { .. })));
@@ -365,6 +375,13 @@ fn automation_meets_failure_detection() {
     assert!(lab.lease_window(0, 1).is_err() && lab.lease_window(1, 0).is_err());
     assert!(lab.race(7, &["A"]).is_err() && lab.race(99, &["A", "B"]).is_err() && lab.race(7, &["A", "Z"]).is_err());
     assert!(lab.stale_routers(&[], &RequestTrace::round_robin(12, 10, 1).unwrap(), &[]).is_err());
+    let long = RequestTrace::round_robin(12, 20_001, 100).unwrap(); // over the live limit of 20,000
+    assert!(matches!(lab.stale_routers(&[], &long, &[RefreshPolicy::Watch]), Err(Error::TooLarge { .. })));
+    assert!(lab.zombie(&[ShardMove::new(7, "C")], 20_001, RefreshPolicy::Entry, true).is_err());
+    assert!(
+        lab.scripted_moves(&[ShardMove::new(99, "A")]).is_err()
+            && lab.scripted_moves(&[ShardMove::new(0, "Z")]).is_err()
+    );
     let tiny = RefreshPolicy::poll(0.000_001).unwrap();
     assert!(lab.stale_routers(&[], &RequestTrace::round_robin(12, 100, 1).unwrap(), &[tiny]).is_err()); // 99 million polls
     assert!(ShardLab::start(0, ["A"]).is_err() && ShardLab::start(129, ["A"]).is_err());

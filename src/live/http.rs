@@ -67,6 +67,7 @@ impl Conn {
     }
 
     /// `POST path` with a JSON body, on a connection that stays open.
+    #[cfg(feature = "etcd")]
     fn post_json(&mut self, path: &str, body: &[u8]) -> io::Result<()> {
         write!(
             self.writer,
