@@ -37,8 +37,7 @@ fn terms(n: usize, pre_vote: bool) -> reshard::Result<()> {
         if loss.term_rise() >= 2 {
             println!("term {} → {}:\n  {}", loss.term_before, loss.term_after, loss.leader_log.join("\n  "));
         }
-        let killed = e.names().iter().position(|n| *n == loss.killed).unwrap();
-        e.restart(killed)?;
+        e.restart(loss.killed_index)?;
     }
     println!("pre-vote {pre_vote}: term rises {rises:?}");
     Ok(())
@@ -140,8 +139,7 @@ fn main() -> reshard::Result<()> {
             elected.push(loss.elected_after);
             writable.push(loss.writable_after);
             rises.push(loss.term_rise());
-            let killed = e.names().iter().position(|n| *n == loss.killed).unwrap();
-            e.restart(killed)?;
+            e.restart(loss.killed_index)?;
         }
         let by2 = rises.iter().filter(|&&r| r >= 2).count();
         println!(

@@ -17,6 +17,8 @@ pub struct LeaderLoss {
     pub timings: EtcdTimings,
     /// The leader killed.
     pub killed: String,
+    /// Its index, for [`Etcd::restart`].
+    pub killed_index: usize,
     /// The member the writes were sent to (a survivor).
     pub asked: String,
     /// The raft term before.
@@ -184,6 +186,7 @@ pub(super) fn kill_leader(etcd: &mut Etcd) -> Result<LeaderLoss> {
     Ok(LeaderLoss {
         timings,
         killed: names[leader].clone(),
+        killed_index: leader,
         asked: names[survivor].clone(),
         term_before,
         term_after,
