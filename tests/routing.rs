@@ -312,6 +312,14 @@ fn the_explorable_is_the_models_counts() {
     let expected = (52..75).filter(|i| [3, 7].contains(&(i % 12))).count() as f64;
     assert_eq!(ex.value(&[50], POLL, 0.5), Some(expected));
     assert_eq!((ex.value(&[50], ENTRY, 1.0), ex.value(&[100], WATCH, 0.1)), (Some(2.0), Some(0.0)));
+    // the lab's grid fits one output, the live points beside it
+    let periods = [0.05, 0.1, 0.2, 0.25, 0.5, 1.0, 2.0];
+    let mut lab = StaleRouting::explorable(&map, &moves, 3.0, &[25, 50, 100, 200], 100, &periods).unwrap();
+    reshard::present::explore_routing::add_live(&mut lab, 100, 0.5, 8).unwrap();
+    let out = lab.output().unwrap();
+    eprintln!("{}", out.text());
+    assert!(out.vega_lite().len() + out.svg().len() < reshard::present::explorable::MAX_OUTPUT_BYTES);
+    assert!(reshard::present::explore_routing::add_live(&mut lab, 7, 0.5, 8).is_err()); // not a slider value
     for bad in [
         StaleRouting::explorable(&map, &moves, f64::NAN, &[50], 50, &[0.5]),
         StaleRouting::explorable(&map, &moves, 3.0, &[0], 50, &[0.5]),
