@@ -26,7 +26,7 @@
 //! * `p < ttl`: the heartbeat wakes in time; the lease and its key stay,
 //!   nothing moves, and X's writes when it wakes are accepted;
 //! * `p > ttl`: the lease expires; the leader deletes the key within
-//!   [`LESSOR_TICK`](crate::analysis::leases::LESSOR_TICK) (0.5 s), and the
+//!   [`LESSOR_TICK`] (0.5 s), and the
 //!   controller, watching the keys, moves every shard X owned to the other
 //!   nodes in turn (X's shards in order, to the others in node order):
 //!   `shards_moved` shards and their keys. When X wakes it still holds the

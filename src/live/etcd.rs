@@ -70,7 +70,7 @@ mod logs;
 mod watch;
 
 pub use crate::analysis::leases::EtcdTimings;
-pub use client::{Cas, EtcdClient, Kv, Lease, Status, MAX_KEY_BYTES, MAX_TXN_PUTS, MAX_VALUE_BYTES};
+pub use client::{Cas, EtcdClient, Kv, Lease, Status, MAX_KEY_BYTES, MAX_RANGE_KEYS, MAX_TXN_PUTS, MAX_VALUE_BYTES};
 pub use heartbeat::Heartbeat;
 pub use leader::LeaderLoss;
 pub use watch::{EventKind, Watch, WatchEvent};

@@ -29,7 +29,7 @@
 //! epoch at the node it leaves and the node it goes to, then move the
 //! shard's keys. **A router** reads the map, writes each request to the
 //! owner its map names with the epoch its map holds, and on a stale reply
-//! refreshes as its [`RefreshPolicy`] says. Every scenario runs on the
+//! refreshes as its [`RefreshPolicy`](crate::analysis::RefreshPolicy) says. Every scenario runs on the
 //! trace's own clock: moves, polls and requests happen in the order of
 //! their times (moves, then polls, then requests at one instant), as fast
 //! as the servers answer; a watching router gets each change from its

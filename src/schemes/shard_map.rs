@@ -106,7 +106,7 @@ impl ShardMap {
     /// `shards` shards over `nodes`, shard `s` on node `s % n`, created in
     /// one change at revision 1: every entry at version 1, mod revision 1.
     /// Fails on 0 shards, no nodes, a name given twice, or sizes over the
-    /// [`limits`](crate::limits).
+    /// [`limits`].
     pub fn new<I, S>(shards: usize, nodes: I) -> Result<ShardMap>
     where
         I: IntoIterator<Item = S>,

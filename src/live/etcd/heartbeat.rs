@@ -21,8 +21,18 @@ use std::time::{Duration, Instant};
 /// Runs etcdctl (`"$@"`) with its output in `$0/keepalive.log`.
 const RUN: &str = r#"exec "$@" >"$0/keepalive.log" 2>&1"#;
 
-/// An `etcdctl lease keep-alive` child (see the [module docs](self));
-/// stopped, with its directory, when dropped.
+/// A node's heartbeat: an `etcdctl lease keep-alive` child that renews one
+/// lease, paused with SIGSTOP and resumed with SIGCONT; stopped, with its
+/// directory, when dropped.
+///
+/// A child process and not a loop in the crate: a heartbeat is a process of
+/// its own on a real node, and a pause is DDIA's process pause (a GC pause,
+/// a VM suspended, `kill -STOP`), which a learner can also cause from a
+/// terminal with [`pid`](Heartbeat::pid). etcdctl renews with etcd's own
+/// client (TTL/3 after each answer, on a loop that wakes every 0.5 s), over
+/// every member, so it lives through a leader change, and a notebook cell
+/// may block meanwhile. Each renewal prints a line, which the crate counts,
+/// so [`pause`](Heartbeat::pause) can start right after a renewal.
 #[derive(Debug)]
 pub struct Heartbeat {
     child: Supervised,
