@@ -141,7 +141,7 @@ fmt:
 # more than the optimised build costs. The labs' own configurations (`charts`,
 # and `charts` with `live`) are built and run by the notebook tests.
 #
-# cargo-test-alone: each live feature alone (redis, proxies, postgres) runs the
+# cargo-test-alone: each live feature alone (redis, proxies, postgres, etcd) runs the
 # doctests of what it adds (the live floor, its tables in present, its checks in
 # tutor), in `dev` (they compile longer than they run); the CLI must also build
 # without charts (it draws nothing), and nothing but the binary may depend on the
@@ -150,7 +150,7 @@ fmt:
 # builds take the idle cores (its own directory, target/debug, so neither waits on
 # the other's lock). Its output follows, once both have ended. `make test` runs
 # rust-test: the same, with clippy beside it too (after cargo-test-alone).
-LIVE_DOCS := src/live/ src/present/live.rs src/present/proxies.rs src/present/postgres.rs src/tutor/observed
+LIVE_DOCS := src/live/ src/present/live.rs src/present/proxies.rs src/present/postgres.rs src/present/etcd.rs src/tutor/observed
 ALONE_LOG := target/cargo-test-alone.log
 # Not $(MAKE) in the recipe itself: `make -n` would run that line.
 ALONE_MAKE = $(MAKE) --no-print-directory $(BESIDE)
@@ -172,10 +172,11 @@ cargo-test-alone:
 	cargo test --no-default-features --features redis --doc -- $(LIVE_DOCS)
 	cargo test --no-default-features --features proxies --doc -- $(LIVE_DOCS)
 	cargo test --no-default-features --features postgres --doc -- $(LIVE_DOCS)
+	cargo test --no-default-features --features etcd --doc -- $(LIVE_DOCS)
 
 clippy:
 	cargo clippy --all-targets -- -D warnings
-	cargo clippy --no-default-features --features charts,proxies,postgres --all-targets -- -D warnings
+	cargo clippy --no-default-features --features charts,proxies,postgres,etcd --all-targets -- -D warnings
 	cargo clippy --no-default-features --all-targets -- -D warnings
 
 setup-test: $(VENV_STAMP)

@@ -479,6 +479,43 @@ pub enum Error {
         /// What is wrong.
         problem: Box<PartitionProblem>,
     },
+    /// A shard number that names no shard of a shard map or a request trace.
+    NoSuchShard {
+        /// The shard given.
+        shard: usize,
+        /// How many shards there are.
+        shards: usize,
+    },
+    /// A live server answered a request with an error of its own (etcd's
+    /// `{"error": …}`, a Redis error reply): names the server, its port,
+    /// what it was asked and its own message.
+    ServerRefused {
+        /// The server, e.g. `"etcd1"`.
+        node: String,
+        /// Its port on 127.0.0.1.
+        port: u16,
+        /// What it was asked, e.g. "put /reshard/shards/07".
+        doing: String,
+        /// The server's own message, e.g. "etcdserver: requested lease not found".
+        message: String,
+    },
+    /// A server the driver stopped (or that was killed) was asked to do
+    /// something only a running server can.
+    NotRunning {
+        /// The server.
+        node: String,
+        /// Its port on 127.0.0.1 (0: a process without one, e.g. a heartbeat).
+        port: u16,
+        /// What it was asked to do.
+        doing: String,
+    },
+    /// A server asked to start while it runs.
+    AlreadyRunning {
+        /// The server.
+        node: String,
+        /// Its port on 127.0.0.1.
+        port: u16,
+    },
     /// A live server (a Redis Cluster node, a proxy, a proxy's backend)
     /// failed: it refused or closed a connection, its process exited, or it
     /// did not start. Names the server and its port on 127.0.0.1.

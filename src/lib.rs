@@ -30,8 +30,9 @@
 //!
 //! Beside them, [`tutor`] sets each source document's figures beside this
 //! crate's ("reference 89,813 · measured 89,813 ✓"), and `live` (features
-//! `redis` and `proxies`) starts real servers — a Redis Cluster, twemproxy,
-//! nginx — to watch the predictions come true. Keys are
+//! `redis`, `proxies`, `postgres` and `etcd`) starts real servers — a Redis
+//! Cluster, twemproxy, nginx, PostgreSQL, etcd — to watch the predictions
+//! come true. Keys are
 //! hashed once with md5 ([`HashWidth`]) into [`HashedKeys`], which carry
 //! their width.
 //!
@@ -75,7 +76,8 @@
 //! | `redis` | no | `reshard::live`: a local Redis Cluster (`redis-server`, `redis-cli` on `PATH`) | none (std only) |
 //! | `proxies` | no | `live`'s twemproxy and nginx (turns on `redis`) | none (std only) |
 //! | `postgres` | no | `live`'s PostgreSQL shards through `psql` (turns on `redis`) | none (std only) |
-//! | `live` | no | `redis`, `proxies` and `postgres` together | none (std only) |
+//! | `etcd` | no | `live`'s etcd cluster, fenced storage nodes (`redis-server` with a Lua fence) and lab 11's controller and routers (`etcd`, `etcdctl`, `redis-server` on `PATH`; turns on `redis`) | none (std only) |
+//! | `live` | no | `redis`, `proxies`, `postgres` and `etcd` together | none (std only) |
 //!
 //! Without features the crate builds 15 crates (itself, md-5, rayon, libm
 //! and their dependencies); the default build 44. A
@@ -209,6 +211,11 @@ pub mod notebook {
     pub use crate::analysis::{Arrival, Boundary, GrowthSettings, RangeGrowth, RangeLayout, RangeQuery};
     // a cache behind a proxy: which reads miss, which are stale
     pub use crate::analysis::{CacheCopies, CacheReads, ReadOutcome};
+    // who owns shard 7: a shard map with revisions, routers that go stale, fencing (lab 11)
+    pub use crate::analysis::{
+        AutoFailover, EtcdTimings, Expiry, RefreshPolicy, RequestTrace, ScheduledMove, StaleRouting, ZombieRouter,
+    };
+    pub use crate::schemes::{ShardMap, ShardMove};
     // secondary indexes: local and global, the tail of a query that asks every shard, stale reads
     pub use crate::analysis::{
         postings_key, share_slow, term, AsyncIndex, FanOut, FanOutRun, FanOutSweep, GlobalIndex, IndexKind, IndexQuery,

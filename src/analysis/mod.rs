@@ -5,6 +5,7 @@
 //! [`present`](crate::present) floor shows these results as tables and
 //! charts).
 
+pub mod auto_failover;
 pub mod bounded;
 pub mod cache_copies;
 mod chacha;
@@ -16,6 +17,7 @@ pub mod hot_split;
 pub mod index_access;
 pub mod join_sweep;
 pub mod latency;
+pub mod leases;
 pub mod load;
 pub mod maglev_size;
 pub mod memory;
@@ -24,9 +26,11 @@ pub mod modulo;
 pub mod movement;
 pub mod range_layout;
 pub mod range_query;
+pub mod refresh;
 pub mod removal;
 pub mod replicas;
 pub mod request_bounds;
+pub mod request_trace;
 pub mod requests;
 pub mod rows;
 pub mod secondary;
@@ -39,7 +43,9 @@ pub mod sweep;
 pub mod weighted_join;
 pub mod weights;
 pub mod workload;
+pub mod zombie;
 
+pub use auto_failover::{AutoFailover, Expiry, FailoverRun};
 pub use bounded::{BoundedLoads, BoundedRow};
 pub use cache_copies::{CacheCopies, CacheReads, ReadOutcome};
 pub use compare::{resized, CompareSettings, Comparison, Scheme, SchemeRow};
@@ -49,6 +55,7 @@ pub use hot_split::{HotKeySplit, SplitRow, MAX_SPLIT};
 pub use index_access::{IndexKind, IndexQuery, IndexWrite, ShardRead, ShardWrite};
 pub use join_sweep::{JoinRow, JoinSweep};
 pub use latency::Latency;
+pub use leases::EtcdTimings;
 pub use load::LoadReport;
 pub use maglev_size::{MaglevSizeRow, MaglevSizeSweep};
 pub use memory::MemoryEstimate;
@@ -57,9 +64,11 @@ pub use modulo::{count_moved_streaming, keys_changing_shard, modulo_period, modu
 pub use movement::Movement;
 pub use range_layout::{Boundary, RangeLayout};
 pub use range_query::{QueryPart, RangeQuery};
+pub use refresh::{Period, RefreshPolicy, RoutingComparison, RoutingRun, ScheduledMove, StaleRouting};
 pub use removal::{MiddleRemoval, RemovalRow};
 pub use replicas::{CopyMovement, CopyRow};
 pub use request_bounds::{BoundRow, RequestBounds};
+pub use request_trace::RequestTrace;
 pub use requests::{LoadUnderSkew, RequestLoad, SkewRow};
 pub use rows::{postings_key, term, Rows};
 pub use secondary::{GlobalIndex, LocalIndex, TermPostings};
@@ -72,6 +81,7 @@ pub use sweep::{salt, Arrangement, ArrangementSweep, ModuloRow, ModuloSweep, Vno
 pub use weighted_join::{WeightedJoin, WeightedJoinRow};
 pub use weights::{WeightRow, WeightedShares};
 pub use workload::{Workload, ZipfStream};
+pub use zombie::{ZombieRouter, ZombieRun};
 
 /// The old home of requests per node, bounds on requests, hot-key splits and
 /// failures (now [`requests`], [`request_bounds`], [`hot_split`] and

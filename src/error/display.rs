@@ -292,6 +292,21 @@ impl fmt::Display for Error {
             }
             Error::BadRanges { table, problem } => write!(f, "table {table}: {problem}"),
             Error::BadPartition { table, problem } => write!(f, "table {table}: {problem}"),
+            Error::NoSuchShard { shard, shards } => write!(
+                f,
+                "there is no shard {shard}: there are {shards} shards, numbered 0 to {}",
+                shards.saturating_sub(1)
+            ),
+            Error::ServerRefused { node, port, doing, message } => {
+                write!(f, "{node} (127.0.0.1:{port}) refused {doing}: \u{201c}{message}\u{201d}")
+            }
+            Error::NotRunning { node, port, doing } => {
+                let at = if *port == 0 { String::new() } else { format!(" (127.0.0.1:{port})") };
+                write!(f, "{node}{at} is not running, so it cannot {doing}: restart it first (or ask another one)")
+            }
+            Error::AlreadyRunning { node, port } => {
+                write!(f, "{node} (127.0.0.1:{port}) is running already: kill it first, then restart it")
+            }
             Error::ServerFailed { node, port, problem, source } => {
                 write!(f, "{node} (127.0.0.1:{port}): {problem}")?;
                 match source {

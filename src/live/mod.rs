@@ -18,6 +18,11 @@
 //! * [`postgres`] and [`pg_shards`] (feature `postgres`) — PostgreSQL
 //!   servers, and a table sharded by ranges over them: a coordinator whose
 //!   partitions are `postgres_fdw` foreign tables on the shards.
+//! * [`etcd`], [`fenced`] and [`shard_lab`] (feature `etcd`) — an etcd
+//!   cluster holding a shard map (compare-and-swap, leases and their
+//!   `etcdctl` heartbeats, watches, members killed and restarted), storage
+//!   nodes that refuse a write below a shard's fencing token, and lab 11's
+//!   controller and routers run against both, beside the crate's models.
 //!
 //! Every driver needs its programs on `PATH` and fails with a typed error
 //! saying how to install them when they are missing (the examples below
@@ -69,7 +74,11 @@ pub mod cli;
 pub mod client;
 pub mod cluster;
 pub mod contents;
-#[cfg(feature = "proxies")]
+#[cfg(feature = "etcd")]
+pub mod etcd;
+#[cfg(feature = "etcd")]
+pub mod fenced;
+#[cfg(any(feature = "proxies", feature = "etcd"))]
 mod http;
 #[cfg(feature = "proxies")]
 pub mod nginx;
@@ -93,6 +102,8 @@ pub mod ports;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod process;
+#[cfg(feature = "etcd")]
+pub mod shard_lab;
 mod stats;
 #[cfg(feature = "proxies")]
 pub mod twemproxy;
@@ -101,6 +112,12 @@ pub use cli::CliRun;
 pub use client::Reply;
 pub use cluster::{redis_version, RedisCluster};
 pub use contents::{Loaded, Sampled, Snapshot};
+#[cfg(feature = "etcd")]
+pub use etcd::{
+    etcd_version, Cas, Etcd, EtcdClient, EventKind, Heartbeat, Kv, LeaderLoss, Lease, Status, Watch, WatchEvent,
+};
+#[cfg(feature = "etcd")]
+pub use fenced::{Fenced, FencedNodes};
 #[cfg(feature = "proxies")]
 pub use nginx::{nginx_version, Nginx, NginxConfig};
 #[cfg(feature = "proxies")]
@@ -119,6 +136,8 @@ pub use ports::{MAX_LIVE_KEYS, MAX_SERVERS};
 #[cfg(feature = "postgres")]
 pub use postgres::pg_version;
 pub use process::{find_program, process_alive, HOST};
+#[cfg(feature = "etcd")]
+pub use shard_lab::{FailoverSeen, LeaseWindow, Race, ScriptedMoves, ShardLab, StaleRouters, ZombieSeen};
 #[cfg(feature = "proxies")]
 pub use twemproxy::{nutcracker_version, Nutcracker, NutcrackerConfig, Versions, Written};
 

@@ -65,7 +65,7 @@ pub(crate) struct PortLease {
 
 impl PortLease {
     /// A port the kernel just gave out as free and no lease holds.
-    #[cfg(any(test, feature = "proxies", feature = "postgres"))]
+    #[cfg(any(test, feature = "proxies", feature = "postgres", feature = "etcd"))]
     pub(crate) fn take() -> Result<PortLease> {
         PortLease::find(false)
     }

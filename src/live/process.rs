@@ -72,6 +72,10 @@ pub(crate) fn install_hint(program: &str) -> &'static str {
         }
         "nutcracker" => "twemproxy (Debian/Ubuntu: `sudo apt-get install nutcracker`; macOS: `brew install twemproxy`)",
         "nginx" => "nginx (Debian/Ubuntu: `sudo apt-get install nginx`; macOS: `brew install nginx`)",
+        "etcd" | "etcdctl" => {
+            "etcd 3.4 or newer with etcdctl (Debian/Ubuntu: `sudo apt-get install etcd-server etcd-client`, then \
+             `sudo service etcd stop` so the packaged one frees ports 2379 and 2380; macOS: `brew install etcd`)"
+        }
         "postgres" | "initdb" | "psql" => {
             "PostgreSQL 15 or newer with postgres_fdw (Debian/Ubuntu: `sudo apt-get install postgresql \
              postgresql-contrib`; macOS: `brew install postgresql@15`)"
@@ -93,6 +97,22 @@ pub fn process_alive(pid: u32) -> bool {
             .status()
             .is_ok_and(|s| s.success()),
     }
+}
+
+/// Send signal `sig` (`"STOP"`, `"CONT"`, `"KILL"`, `"USR1"`) to process
+/// `pid` with `kill`; `Ok(false)` when there is no such process.
+#[cfg(feature = "etcd")]
+pub(crate) fn signal(pid: u32, sig: &str) -> Result<bool> {
+    if pid == 0 {
+        return Ok(false);
+    }
+    let status = Command::new("kill")
+        .args([format!("-{sig}"), pid.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(system(format!("send SIG{sig} to process {pid}")))?;
+    Ok(status.success())
 }
 
 /// An `io::Error` as [`Error::System`], saying what was being done.

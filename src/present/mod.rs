@@ -13,6 +13,9 @@ mod bounded;
 pub mod charts;
 pub mod display;
 pub(crate) mod escape;
+#[cfg(feature = "etcd")]
+#[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
+pub mod etcd;
 pub(crate) mod evcxr;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
@@ -24,6 +27,9 @@ pub mod explore_fanout;
 mod explore_remap;
 #[cfg(feature = "charts")]
 mod explore_replica_reads;
+#[cfg(feature = "charts")]
+#[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
+pub mod explore_routing;
 #[cfg(feature = "charts")]
 mod explore_slots;
 #[cfg(feature = "charts")]
@@ -50,6 +56,7 @@ pub mod postgres;
 #[cfg_attr(docsrs, doc(cfg(feature = "proxies")))]
 pub mod proxies;
 pub mod ranges;
+pub mod routing;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
 mod shard_count;
