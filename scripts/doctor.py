@@ -4,7 +4,7 @@ Checks the Rust toolchain against Cargo.toml's rust-version, Python, the
 project virtualenv, evcxr_jupyter and its version, the Jupyter kernelspec
 `rust` and the binary it starts, and the optional tools (Chromium for PDF
 handouts; redis-server, nutcracker and nginx for the live labs 06 and 08;
-PostgreSQL with postgres_fdw for labs 09 and 10). Each problem comes with the
+PostgreSQL with postgres_fdw for labs 09 and 10; etcd and etcdctl for lab 11). Each problem comes with the
 one command that fixes it. Standard library only: it runs before .venv exists.
 
     python3 scripts/doctor.py                 # exit 1 if something required is missing
@@ -138,6 +138,13 @@ def install_hint(tool: str) -> str:
             sudo = "" if hasattr(os, "geteuid") and os.geteuid() == 0 else "sudo "
             return f"{sudo}apt-get install -y postgresql postgresql-contrib"
         return "install PostgreSQL 15 or newer with its contrib modules (postgres_fdw)"
+    if tool == "etcd":
+        if sys.platform == "darwin":
+            return "brew install etcd"
+        if shutil.which("apt-get"):
+            sudo = "" if hasattr(os, "geteuid") and os.geteuid() == 0 else "sudo "
+            return f"{sudo}apt-get install -y etcd-server etcd-client"
+        return "install etcd 3.4 or newer with etcdctl"
     if tool == "proxies":
         if sys.platform == "darwin":
             return "brew install twemproxy nginx"
@@ -298,6 +305,11 @@ def check(before_setup: bool) -> Report:
               install_hint("postgres"))
     else:
         r.add("opt", "PostgreSQL", "not found (optional: notebooks 09 and 10)", install_hint("postgres"))
+    missing = [p for p in ("etcd", "etcdctl") if shutil.which(p, path=sbin) is None]
+    if not missing:
+        r.add("ok", "etcd", f"{shutil.which('etcd', path=sbin)} and etcdctl (optional: notebook 11)")
+    else:
+        r.add("opt", "etcd", f"{' and '.join(missing)} not found (optional: notebook 11)", install_hint("etcd"))
     return r
 
 
