@@ -194,13 +194,13 @@ def test_a_worker_holds_the_builds_its_slot_has_from_an_earlier_session(cache, t
         record = slot / "build" / "target" / "x86_64-unknown-linux-gnu" / "debug" / ".fingerprint" / unit
         record.mkdir(parents=True)
         (record / "lib-reshard.json").write_text(labruns.json.dumps({"features": labruns.json.dumps(features)}))
-    fingerprint(cache / "kernel-1", "reshard-0live", ["charts", "live", "postgres", "proxies", "redis"])
+    fingerprint(cache / "kernel-1", "reshard-0live", ["charts", "etcd", "live", "postgres", "proxies", "redis"])
     fingerprint(cache / "kernel-0", "reshard-0c", ["charts"])
     charts = 'default-features = false, features = ["charts"]'
     live = 'default-features = false, features = ["charts", "live"]'
-    assert labruns.key_features(live) == {"charts", "live", "postgres", "proxies", "redis"}
-    assert labruns.key_features('features = ["live"]') == {"cli", "charts", "serde", "live", "postgres",
-                                                            "proxies", "redis"}  # with the defaults
+    assert labruns.key_features(live) == {"charts", "etcd", "live", "postgres", "proxies", "redis"}
+    assert labruns.key_features('features = ["live"]') == {"cli", "charts", "serde", "live", "etcd",
+                                                            "postgres", "proxies", "redis"}  # with the defaults
     pool = labruns.KernelPool(2)
     pool._start()
     a, b = pool._workers
