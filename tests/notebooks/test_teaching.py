@@ -119,7 +119,7 @@ def lab_cells():
 def lab_found(tmp_path, cells):
     p = tmp_path / "01-lab.ipynb"
     nb = json.loads(LAB.read_text())
-    nb["cells"] = cells
+    nb["cells"] = [{**c, "id": c.get("id", f"cell-{i}")} for i, c in enumerate(cells)]
     p.write_text(json.dumps(nb))
     return teaching.problems(p)  # a numbered lab: the lab rules apply by its name
 
@@ -402,7 +402,7 @@ def test_a_fresh_runs_run_dependent_answer_leaves_the_pair_rule(tmp_path):
     predicts(cells)[1]["metadata"]["reshard"]["run_dependent"] = {label: "9,000–9,200 over runs"}
     p = tmp_path / "01-lab.ipynb"
     nb = json.loads(LAB.read_text())
-    nb["cells"] = cells
+    nb["cells"] = [{**c, "id": c.get("id", f"cell-{i}")} for i, c in enumerate(cells)]
     p.write_text(json.dumps(nb))
     assert any("27,273 − 18,182" in f for f in teaching.problems(p))
     assert not any("27,273 − 18,182" in f for f in teaching.problems(p, fresh=True))
@@ -443,7 +443,7 @@ def test_comments_are_read_outside_strings():
 def write_lab(tmp_path, name, cells):
     p = tmp_path / name
     nb = json.loads(LAB.read_text())
-    nb["cells"] = cells
+    nb["cells"] = [{**c, "id": c.get("id", f"cell-{i}")} for i, c in enumerate(cells)]
     p.write_text(json.dumps(nb))
     return p
 
