@@ -1,29 +1,32 @@
 //! Exercise (secondary indexes): the tail of a query that asks every shard.
 //!
-//! A query through a local index asks every shard and waits for the
-//! slowest, so its latency is the max over the shards. Given each shard's
+//! A query through a local index asks every node and waits for the
+//! slowest, so its latency is the max over the nodes. Given each node's
 //! latency samples (milliseconds, in any order), the learner writes
 //! `fn fanout_quantile(shards: &[Vec<f64>], q: f64) -> f64`: the smallest
-//! sample value `t` (over all shards' samples) with
-//! `Π over shards of (share of that shard's samples ≤ t) ≥ q` — the
-//! `q`-quantile of the max when the shards are independent, with no
-//! interpolation (for one shard, the plain empirical quantile). Multiply
-//! the shares as `count as f64 / len as f64`; where a product lands exactly
-//! on `q` the cases use shares that are exact in floating point (halves,
-//! quarters), so the order of the product does not matter.
+//! `t` with `Π over the nodes of Fᵢ(t) ≥ q`, where `Fᵢ(t)` is the share of
+//! node `i`'s samples at or below `t` — the `q`-quantile of the max when the
+//! nodes are independent, with no interpolation (for one node, the plain
+//! empirical quantile). Which values of `t` need trying is the learner's to
+//! find. Where a product lands exactly on `q` the cases use shares that are
+//! exact in floating point (halves, quarters), so the order of the product
+//! does not matter.
 //!
-//! [`fanout_quantile`] runs it beside the crate's
-//! [`FanOut::quantile`](crate::analysis::FanOut::quantile): the edge cases
-//! first (one shard, one sample per shard, ties, `q` = 0.5 / 0.99 / 1.0, a
-//! product exactly on `q`, 16 shards each slow one time in a hundred, a
-//! slow shard whose samples all exceed the others', shards of different
-//! sizes), then thousands of random cases. The answer is always a sample
-//! value, so answers are compared exactly.
+//! [`fanout_quantile`] runs it beside the crate's answer (a fan-out of
+//! shards with their own samples, which the crate keeps to itself: nothing
+//! public computes it) on the edge cases first (one shard, one sample per
+//! shard, ties, `q` = 0.5 / 0.99 / 1.0, a product exactly on `q`, 16 shards
+//! each slow one time in a hundred, a slow shard whose samples all exceed
+//! the others', shards of different sizes), then thousands of random cases.
+//! The answer is always a sample value, so answers are compared exactly. A
+//! wrong answer that the check recognises — the largest of the shards' own
+//! quantiles, the quantile of all samples pooled, a value between samples —
+//! is named in the report.
 //!
 //! ```
 //! use reshard::tutor::exercises;
 //! fn fanout_quantile(shards: &[Vec<f64>], q: f64) -> f64 {
-//!     let mut candidates: Vec<f64> = shards.concat();
+//!     let mut candidates: Vec<f64> = shards.concat(); // Π Fᵢ only steps up at a sample
 //!     candidates.sort_by(f64::total_cmp);
 //!     for t in candidates {
 //!         let share = |s: &Vec<f64>| s.iter().filter(|&&x| x <= t).count() as f64 / s.len() as f64;
@@ -188,16 +191,56 @@ fn describe(c: &Case) -> String {
     format!("{shards}, q = {} ({})", c.q, c.label)
 }
 
+/// The answer: the crate's fan-out of the case's shards (crate-only).
+fn reference(c: &Case) -> f64 {
+    FanOut::from_samples(&c.shards).and_then(|f| f.quantile(c.q)).unwrap_or(f64::NAN)
+}
+
+/// One shard's `q`-quantile: its smallest sample with at least a share `q` at or below it.
+fn own_quantile(s: &[f64], q: f64) -> f64 {
+    let mut sorted = s.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len() as f64;
+    sorted.iter().copied().find(|&t| sorted.iter().filter(|&&x| x <= t).count() as f64 / n >= q).unwrap_or(f64::NAN)
+}
+
+/// What a wrong answer `yours` to case `c` looks like it came from, if the check knows.
+fn hint(c: &Case, yours: f64) -> Option<String> {
+    let largest = c.shards.iter().map(|s| own_quantile(s, c.q)).fold(f64::NEG_INFINITY, f64::max);
+    let pooled = own_quantile(&c.shards.concat(), c.q);
+    if yours == largest && c.shards.len() > 1 {
+        Some(format!(
+            "that is the largest of the shards' own {}-quantiles: the query waits for every shard at once, so it is \
+             fast only when all of them are (multiply their shares)",
+            c.q
+        ))
+    } else if yours == pooled && c.shards.len() > 1 {
+        Some(format!(
+            "that is the {}-quantile of all samples pooled, as if one shard answered each query: here every query \
+             asks all of them",
+            c.q
+        ))
+    } else if yours.is_finite() && !c.shards.iter().flatten().any(|&x| x == yours) {
+        Some("that is no sample's value: the product of the shares only changes at a sample, so the answer is one".into())
+    } else {
+        None
+    }
+}
+
 /// Check the learner's `fanout_quantile` against the crate's on the edge
 /// cases, then on [`RANDOM_CASES`] random ones. A panic in `yours` is
-/// reported as the difference (see [`Report::compare`]).
+/// reported as the difference (see [`Report::compare`]); a wrong answer the
+/// check recognises is named ([`Difference::hint`](super::Difference::hint)).
 pub fn fanout_quantile<F: Fn(&[Vec<f64>], f64) -> f64>(yours: F) -> Report {
     let cases: Vec<Case> = edge_cases().into_iter().chain(random_cases()).collect();
-    let expected = cases.iter().map(|c| {
-        let answer = FanOut::from_samples(&c.shards).and_then(|f| f.quantile(c.q));
-        (describe(c), answer.unwrap_or(f64::NAN))
+    let expected = cases.iter().map(|c| (describe(c), reference(c)));
+    let mut answers = Vec::new();
+    let report = Report::compare("fanout_quantile, the fan-out's quantile", expected, |i| {
+        let a = yours(&cases[i].shards, cases[i].q);
+        answers.push(a);
+        a
     });
-    Report::compare("fanout_quantile, the fan-out's quantile", expected, |i| yours(&cases[i].shards, cases[i].q))
+    report.with_hint(|i| answers.get(i).and_then(|&a| hint(&cases[i], a)))
 }
 
 #[cfg(test)]
@@ -228,7 +271,7 @@ mod tests {
     fn edge_cases_have_the_answers_worked_out_by_hand() {
         let want = [3.0, 9.0, 9.0, 99.0, 2.0, 8.0, 8.0, 200.0, 10.0, 2.0, 1.0, 3.0, 3.0, 4.0, 4.0, 120.0, 170.0];
         for (c, w) in edge_cases().iter().zip(want) {
-            assert_eq!(FanOut::from_samples(&c.shards).unwrap().quantile(c.q).unwrap(), w, "{}", describe(c));
+            assert_eq!(reference(c), w, "{}", describe(c));
         }
     }
 
@@ -295,6 +338,29 @@ mod tests {
             all.into_iter().find(|&t| at(t) >= q).unwrap_or(f64::NAN)
         });
         assert!(fraction.passed(), "{fraction}");
+    }
+
+    #[test]
+    fn the_common_wrong_answers_are_named() {
+        let largest = fanout_quantile(|shards, q| shards.iter().map(|s| one(s, q)).fold(f64::NEG_INFINITY, f64::max));
+        assert!(largest.to_string().contains("the largest of the shards' own 0.99-quantiles"), "{largest}");
+        let pooled = fanout_quantile(|shards, q| one(&shards.concat(), q));
+        assert!(pooled.to_string().contains("all samples pooled"), "{pooled}");
+        let between = fanout_quantile(|shards, q| definition(shards, q) + 0.5);
+        assert!(between.to_string().contains("no sample's value"), "{between}");
+        let other = fanout_quantile(|_, _| 3.0);
+        assert!(other.difference().is_some_and(|d| d.hint.is_none() || d.yours == "3.0"), "{other}");
+    }
+
+    #[test]
+    fn the_crate_offers_no_public_fan_out_of_different_shards() {
+        // FanOut::new and FanOut::from_samples are pub(crate): a learner's cell cannot call the
+        // reference. What is public (copies of one distribution) answers only alike shards.
+        let alike = fanout_quantile(|shards, q| {
+            let one = crate::analysis::Latency::from_samples(&shards[0]).unwrap();
+            crate::analysis::FanOut::copies(&one, shards.len()).unwrap().quantile(q).unwrap()
+        });
+        assert!(!alike.passed(), "{alike}");
     }
 
     #[test]
