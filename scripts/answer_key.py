@@ -10,9 +10,10 @@ Generated from the committed notebook only, nothing re-executed and nothing writ
 
   * the question is the `predict` cell's text (its heading lines, its "**Predict.**" label and any
     table or grid for by-hand work left out);
-  * the measured answers are the lines `prediction · <label>: … · measured <X>` that
-    `book.share(…)` / `book.count(…)` printed in the outputs of the code cells between this Predict
-    and the next;
+  * the measured answers are the lines `prediction · <label>: … · measured <X>` (or `· model <X>`,
+    a model's figure, which the key marks so) that `book.share(…)` / `book.count(…)` (or
+    `book.model_share(…)`) printed in the outputs of the code cells between this Predict and the
+    next;
   * from the Predict's metadata (tests/notebooks/teaching.py requires them): `reshard.accept`
     {label: the range that counts as right, and why}, `reshard.run_dependent` {label: the range seen
     over runs}, `reshard.wrong` (the common wrong answer and its reason) and `reshard.why` (one line);
@@ -41,7 +42,7 @@ from nbconvert.filters.markdown import markdown2html
 
 REPO = Path(__file__).resolve().parent.parent
 
-MEASURED = re.compile(r"^prediction · (?P<label>.+?): (?:your guess .*?|no guess written) · measured (?P<value>.+?)\s*$",
+MEASURED = re.compile(r"^prediction · (?P<label>.+?): (?:your guess .*?|no guess written) · (?P<kind>measured|model) (?P<value>.+?)\s*$",
                       re.M)
 
 KEY_CSS = """
@@ -105,8 +106,9 @@ def question_of(source: str) -> str:
 
 
 def measured_lines(text: str) -> list[tuple[str, str]]:
-    """(label, measured) of every prediction line in `text`."""
-    return [(m["label"], m["value"]) for m in MEASURED.finditer(text)]
+    """(label, measured) of every prediction line in `text`; a model's figure (`· model 3.9%`)
+    reads "3.9% (the model)"."""
+    return [(m["label"], m["value"] + (" (the model)" if m["kind"] == "model" else "")) for m in MEASURED.finditer(text)]
 
 
 def entries(nb) -> list[dict]:

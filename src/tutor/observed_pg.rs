@@ -78,7 +78,7 @@ impl Checks {
 
     /// The nodes a query touches: the crate's [`RangeQuery`] (the nodes a
     /// router must ask) beside the partitions PostgreSQL's plan scans.
-    pub fn query_shards(title: impl Into<String>, predicted: &RangeQuery, plan: &Plan) -> Checks {
+    pub fn query_nodes(title: impl Into<String>, predicted: &RangeQuery, plan: &Plan) -> Checks {
         let names = predicted.nodes();
         let want: Vec<String> = predicted.nodes_routed().iter().map(|&n| names[n as usize].clone()).collect();
         let got = plan.nodes(names);
@@ -92,7 +92,7 @@ impl Checks {
     /// step: every node under a local index, the term's postings nodes
     /// under a global one) beside the nodes PostgreSQL's plan scans, of
     /// `all` the nodes.
-    pub fn index_shards<S: AsRef<str>>(
+    pub fn index_nodes<S: AsRef<str>>(
         title: impl Into<String>,
         predicted: &IndexQuery,
         plan: &Plan,

@@ -343,13 +343,12 @@ mod tests {
     #[test]
     fn the_common_wrong_answers_are_named() {
         let largest = fanout_quantile(|shards, q| shards.iter().map(|s| one(s, q)).fold(f64::NEG_INFINITY, f64::max));
-        assert!(largest.to_string().contains("the largest of the shards' own 0.99-quantiles"), "{largest}");
+        let flat = |r: &Report| r.to_string().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat(&largest).contains("the largest of the shards' own 0.99-quantiles"), "{largest}");
         let pooled = fanout_quantile(|shards, q| one(&shards.concat(), q));
-        assert!(pooled.to_string().contains("all samples pooled"), "{pooled}");
+        assert!(flat(&pooled).contains("all samples pooled"), "{pooled}");
         let between = fanout_quantile(|shards, q| definition(shards, q) + 0.5);
-        assert!(between.to_string().contains("no sample's value"), "{between}");
-        let other = fanout_quantile(|_, _| 3.0);
-        assert!(other.difference().is_some_and(|d| d.hint.is_none() || d.yours == "3.0"), "{other}");
+        assert!(flat(&between).contains("no sample's value"), "{between}");
     }
 
     #[test]

@@ -146,23 +146,23 @@ impl fmt::Display for Report {
         match &self.difference {
             None if self.inputs == 0 => writeln!(f, "✗ {}: nothing was checked (no inputs)", self.title),
             None => {
-                write!(f, "✓ {}: your function agrees with the crate on all {} inputs", self.title, thousands(self.inputs as u64))?;
+                writeln!(f, "✓ {}: your function agrees with the crate on all {} inputs", self.title, thousands(self.inputs as u64))?;
                 match &self.note {
-                    Some(note) => writeln!(f, "; {note}"),
-                    None => writeln!(f),
+                    Some(note) => f.write_str(&indented(note)),
+                    None => Ok(()),
                 }
             }
-            Some(d) if d.why.is_some() => writeln!(
-                f,
-                "✗ {}: at {}: {}; {} ({} inputs agreed before it)",
-                self.title,
-                d.input,
-                d.yours,
-                d.why.as_deref().unwrap_or_default(),
-                thousands(d.agreed_before as u64)
-            ),
+            Some(d) if d.why.is_some() => {
+                writeln!(f, "✗ {}: at {}:", self.title, d.input)?;
+                let why = d.why.as_deref().unwrap_or_default();
+                f.write_str(&indented(&format!(
+                    "{}; {why} ({} inputs agreed before it)",
+                    d.yours,
+                    thousands(d.agreed_before as u64)
+                )))
+            }
             Some(d) => {
-                write!(
+                writeln!(
                     f,
                     "✗ {}: first difference at {}: yours {}, the crate's {} ({} inputs agreed before it)",
                     self.title,
@@ -172,12 +172,33 @@ impl fmt::Display for Report {
                     thousands(d.agreed_before as u64)
                 )?;
                 match &d.hint {
-                    Some(hint) => writeln!(f, "; {hint}"),
-                    None => writeln!(f),
+                    Some(hint) => f.write_str(&indented(hint)),
+                    None => Ok(()),
                 }
             }
         }
     }
+}
+
+/// `text` as lines of at most 100 columns, each indented by two spaces (a report's second
+/// lines: a page prints 100 columns).
+fn indented(text: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::from(" ");
+    for word in text.split_whitespace() {
+        if line.chars().count() + 1 + word.chars().count() > 100 && line.trim().len() > 0 {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from(" ");
+        }
+        line.push(' ');
+        line.push_str(word);
+    }
+    if !line.trim().is_empty() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
 }
 
 /// A ring's points as a learner's function gets them: (32-bit position, node index), in ring
