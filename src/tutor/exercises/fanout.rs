@@ -19,7 +19,7 @@
 //! each slow one time in a hundred, a slow shard whose samples all exceed
 //! the others', shards of different sizes), then thousands of random cases.
 //! The answer is always a sample value, so answers are compared exactly. A
-//! wrong answer that the check recognises — the largest of the shards' own
+//! wrong answer that the check recognises — the largest of the nodes' own
 //! quantiles, the quantile of all samples pooled, a value between samples —
 //! is named in the report.
 //!
@@ -68,53 +68,53 @@ fn edge_cases() -> Vec<Case> {
     let mixed: &[f64] = &[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0];
     let hundred: Vec<f64> = (1..=100).map(f64::from).collect();
     let mut cases = vec![
-        case("one shard: the plain empirical quantile", &[mixed], 0.5),
-        case("one shard: the plain empirical quantile", &[mixed], 0.99),
-        case("one shard, q = 1.0: its largest sample", &[mixed], 1.0),
-        case("one shard of 100 samples, q = 0.99: the 99th smallest", &[&hundred], 0.99),
-        case("ties within one shard", &[&[2.0, 2.0, 2.0, 7.0]], 0.5),
-        case("one sample per shard: the largest of them", &[&[5.0], &[3.0], &[8.0]], 0.5),
-        case("one sample per shard: the largest of them", &[&[5.0], &[3.0], &[8.0]], 0.99),
+        case("one node: the plain empirical quantile", &[mixed], 0.5),
+        case("one node: the plain empirical quantile", &[mixed], 0.99),
+        case("one node, q = 1.0: its largest sample", &[mixed], 1.0),
+        case("one node of 100 samples, q = 0.99: the 99th smallest", &[&hundred], 0.99),
+        case("ties within one node", &[&[2.0, 2.0, 2.0, 7.0]], 0.5),
+        case("one sample per node: the largest of them", &[&[5.0], &[3.0], &[8.0]], 0.5),
+        case("one sample per node: the largest of them", &[&[5.0], &[3.0], &[8.0]], 0.99),
     ];
     let slow_ones: Vec<Vec<f64>> = (0..16).map(|_| one_in_a_hundred(100, 10.0, 200.0)).collect();
     for q in [0.99, 0.5] {
         cases.push(Case {
-            label: "16 shards, each slow in 1 sample of 100: the p99 of the max is not the max of the p99s",
+            label: "16 nodes, each slow in 1 sample of 100: the p99 of the max is not the max of the p99s",
             shards: slow_ones.clone(),
             q,
         });
     }
     cases.extend([
         case(
-            "two alike shards, q = 0.5: the median of the max is not the shards' median",
+            "two alike nodes, q = 0.5: the median of the max is not the nodes' median",
             &[&[1.0, 2.0], &[1.0, 2.0]],
             0.5,
         ),
         case("a product exactly on q (≥, not >)", &[&[1.0, 2.0], &[1.0, 2.0]], 0.25),
         case("a share exactly on q (≥, not >)", &[&[1.0, 2.0, 3.0, 4.0]], 0.75),
-        case("ties across shards", &[&[1.0, 2.0, 2.0, 3.0], &[2.0, 2.0, 4.0, 4.0]], 0.5),
-        case("ties across shards", &[&[1.0, 2.0, 2.0, 3.0], &[2.0, 2.0, 4.0, 4.0]], 0.99),
-        case("ties across shards, q = 1.0", &[&[1.0, 2.0, 2.0, 3.0], &[2.0, 2.0, 4.0, 4.0]], 1.0),
+        case("ties across nodes", &[&[1.0, 2.0, 2.0, 3.0], &[2.0, 2.0, 4.0, 4.0]], 0.5),
+        case("ties across nodes", &[&[1.0, 2.0, 2.0, 3.0], &[2.0, 2.0, 4.0, 4.0]], 0.99),
+        case("ties across nodes, q = 1.0", &[&[1.0, 2.0, 2.0, 3.0], &[2.0, 2.0, 4.0, 4.0]], 1.0),
     ]);
     let slow: &[f64] = &[100.0, 120.0, 150.0, 170.0];
     for q in [0.5, 0.99, 1.0] {
         cases.push(case(
-            "a slow shard whose samples all exceed the others'",
+            "a slow node whose samples all exceed the others'",
             &[&[1.0, 2.0, 3.0, 4.0], &[2.0, 3.0, 5.0], slow],
             q,
         ));
     }
     let ten: Vec<f64> = (1..=10).map(f64::from).collect();
     cases.extend([
-        case("shards of different sample counts", &[&[1.0, 2.0], &ten], 0.5),
-        case("shards of different sample counts", &[&[1.0, 2.0], &ten], 0.99),
-        case("shards of different sample counts", &[&[10.0], &[1.0, 2.0, 3.0, 4.0]], 0.5),
+        case("nodes of different sample counts", &[&[1.0, 2.0], &ten], 0.5),
+        case("nodes of different sample counts", &[&[1.0, 2.0], &ten], 0.99),
+        case("nodes of different sample counts", &[&[10.0], &[1.0, 2.0, 3.0, 4.0]], 0.5),
         case("samples in any order", &[&[9.0, 1.0, 5.0], &[3.0, 7.0, 2.0]], 0.5),
         case("samples of 0 ms", &[&[0.0, 0.0, 1.0], &[0.0, 2.0]], 0.5),
         case("fractional milliseconds", &[&[0.25, 12.5, 3.75], &[1.5, 0.125]], 0.9),
     ]);
     let big: Vec<Vec<f64>> = (0..16).map(|s| (0..100).map(|i| f64::from((i * 37 + s * 11) % 101)).collect()).collect();
-    cases.push(Case { label: "16 shards of 100 samples", shards: big, q: 0.99 });
+    cases.push(Case { label: "16 nodes of 100 samples", shards: big, q: 0.99 });
     cases
 }
 
@@ -166,7 +166,7 @@ fn random_cases() -> Vec<Case> {
             _ => f64::from(1 + below(1000)) / 1000.0,
         };
         if !near_tie(&shards, q) {
-            cases.push(Case { label: "random shards", shards, q });
+            cases.push(Case { label: "random nodes", shards, q });
         }
     }
     cases
@@ -181,12 +181,12 @@ fn list(s: &[f64]) -> String {
 fn describe(c: &Case) -> String {
     let total: usize = c.shards.iter().map(Vec::len).sum();
     let shards = if total <= 24 {
-        format!("shards [{}]", c.shards.iter().map(|s| list(s)).collect::<Vec<_>>().join(", "))
+        format!("nodes [{}]", c.shards.iter().map(|s| list(s)).collect::<Vec<_>>().join(", "))
     } else {
         let all = c.shards.iter().flatten();
         let (lo, hi) = all.clone().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
         let sizes: Vec<String> = c.shards.iter().map(|s| s.len().to_string()).collect();
-        format!("{} shards of {} samples ({lo} to {hi} ms)", c.shards.len(), sizes.join("/"))
+        format!("{} nodes of {} samples ({lo} to {hi} ms)", c.shards.len(), sizes.join("/"))
     };
     format!("{shards}, q = {} ({})", c.q, c.label)
 }
@@ -210,13 +210,13 @@ fn hint(c: &Case, yours: f64) -> Option<String> {
     let pooled = own_quantile(&c.shards.concat(), c.q);
     if yours == largest && c.shards.len() > 1 {
         Some(format!(
-            "that is the largest of the shards' own {}-quantiles: the query waits for every shard at once, so it is \
+            "that is the largest of the nodes' own {}-quantiles: the query waits for every node at once, so it is \
              fast only when all of them are (multiply their shares)",
             c.q
         ))
     } else if yours == pooled && c.shards.len() > 1 {
         Some(format!(
-            "that is the {}-quantile of all samples pooled, as if one shard answered each query: here every query \
+            "that is the {}-quantile of all samples pooled, as if one node answered each query: here every query \
              asks all of them",
             c.q
         ))
@@ -281,14 +281,14 @@ mod tests {
         let d = r.difference().expect("the max of the p99s must be caught");
         assert!(d.input.contains("the p99 of the max is not the max of the p99s"), "{}", d.input);
         assert_eq!((d.yours.as_str(), d.expected.as_str()), ("10.0", "200.0"));
-        assert!(r.to_string().contains("16 shards of 100/100/"), "{r}");
+        assert!(r.to_string().contains("16 nodes of 100/100/"), "{r}");
     }
 
     #[test]
     fn the_mean_of_the_shards_quantiles_fails_at_one_sample_per_shard() {
         let r = fanout_quantile(|shards, q| shards.iter().map(|s| one(s, q)).sum::<f64>() / shards.len() as f64);
         let d = r.difference().expect("the mean of the quantiles must be caught");
-        assert_eq!(d.input, "shards [[5], [3], [8]], q = 0.5 (one sample per shard: the largest of them)");
+        assert_eq!(d.input, "nodes [[5], [3], [8]], q = 0.5 (one sample per node: the largest of them)");
         assert_eq!(d.expected, "8.0");
     }
 
@@ -301,7 +301,7 @@ mod tests {
             all.into_iter().find(|&t| shards.iter().map(|s| share(s, t)).product::<f64>() > q).unwrap_or(f64::NAN)
         });
         let d = r.difference().expect("> instead of ≥ must be caught");
-        assert!(d.input.contains("one shard: the plain empirical quantile"), "{}", d.input);
+        assert!(d.input.contains("one node: the plain empirical quantile"), "{}", d.input);
         assert_eq!((d.yours.as_str(), d.expected.as_str()), ("4.0", "3.0"));
     }
 
@@ -315,7 +315,7 @@ mod tests {
             let (lo, hi) = (h.floor() as usize, h.ceil() as usize);
             s[lo] + (h - lo as f64) * (s[hi] - s[lo])
         });
-        assert!(r.difference().unwrap().input.contains("one shard"), "{r}");
+        assert!(r.difference().unwrap().input.contains("one node"), "{r}");
     }
 
     #[test]
@@ -344,7 +344,7 @@ mod tests {
     fn the_common_wrong_answers_are_named() {
         let largest = fanout_quantile(|shards, q| shards.iter().map(|s| one(s, q)).fold(f64::NEG_INFINITY, f64::max));
         let flat = |r: &Report| r.to_string().split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(flat(&largest).contains("the largest of the shards' own 0.99-quantiles"), "{largest}");
+        assert!(flat(&largest).contains("the largest of the nodes' own 0.99-quantiles"), "{largest}");
         let pooled = fanout_quantile(|shards, q| one(&shards.concat(), q));
         assert!(flat(&pooled).contains("all samples pooled"), "{pooled}");
         let between = fanout_quantile(|shards, q| definition(shards, q) + 0.5);
