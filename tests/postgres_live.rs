@@ -670,16 +670,15 @@ fn a_coordinator_killed_between_commits_leaves_the_write_half_done() {
     let row = pg.query("C", "SELECT count(*) FROM items__p3 WHERE key = 'item:50000'").unwrap();
     let posting = pg.query("B", "SELECT count(*) FROM by_colour__p5 WHERE key = 'colour:blue/item:50000'").unwrap();
     let (r, p) = (&row[0][0], &posting[0][0]);
-    assert_eq!(
-        (r.as_str(), p.as_str()),
-        if half.committed_first == "C" { ("1", "0") } else { ("0", "1") },
-        "{half:?}"
-    );
+    assert_eq!((r.as_str(), p.as_str()), if half.committed_first == "C" { ("1", "0") } else { ("0", "1") }, "{half:?}");
     // the coordinator answers again and no gate is left: the next write commits on both nodes
     let two = KeySet::from_keys(["item:50001"]).unwrap();
     assert_eq!(pg.insert_indexed("items", &two, |_| vec!["blue".into()]).unwrap(), 1);
-    let both = pg.query(COORDINATOR, "SELECT (SELECT count(*) FROM items WHERE key = 'item:50001') \
-                                       + (SELECT count(*) FROM by_colour WHERE key = 'colour:blue/item:50001')");
+    let both = pg.query(
+        COORDINATOR,
+        "SELECT (SELECT count(*) FROM items WHERE key = 'item:50001') \
+                                       + (SELECT count(*) FROM by_colour WHERE key = 'colour:blue/item:50001')",
+    );
     assert_eq!(both.unwrap(), [["2"]]);
     let gates = pg.query("B", "SELECT count(*) FROM pg_trigger WHERE tgname = 'reshard_gate'").unwrap();
     assert_eq!(gates, [["0"]]);
@@ -709,17 +708,24 @@ fn a_local_unique_index_refuses_only_what_its_own_node_holds() {
     let old = |j: usize| j * 5;
     let mut want = BTreeMap::<&str, (u64, u64)>::new();
     for j in 0..200 {
-        let (new_node, old_node) = (by_scan(&["k5"], &owners, format!("k{}x", j * 3).as_bytes()),
-                                    by_scan(&["k5"], &owners, format!("k{}", old(j)).as_bytes()));
+        let (new_node, old_node) = (
+            by_scan(&["k5"], &owners, format!("k{}x", j * 3).as_bytes()),
+            by_scan(&["k5"], &owners, format!("k{}", old(j)).as_bytes()),
+        );
         let e = want.entry(new_node).or_default();
-        if new_node == old_node { e.1 += 1 } else { e.0 += 1 }
+        if new_node == old_node {
+            e.1 += 1
+        } else {
+            e.0 += 1
+        }
     }
     let got = pg.insert_unless_taken("cars", &again, |j| vec![plate(old(j))]).unwrap();
     let got: BTreeMap<&str, (u64, u64)> = got.iter().map(|(n, t, r)| (n.as_str(), (*t, *r))).collect();
     assert_eq!(got, want);
     assert!(want.values().all(|(t, r)| *t > 0 && *r > 0), "both kinds on both nodes: {want:?}");
     // the duplicates that got in: plates held twice across the table
-    let twice = pg.query(COORDINATOR, "SELECT count(*) FROM (SELECT plate FROM cars GROUP BY plate HAVING count(*) > 1) d");
+    let twice =
+        pg.query(COORDINATOR, "SELECT count(*) FROM (SELECT plate FROM cars GROUP BY plate HAVING count(*) > 1) d");
     assert_eq!(twice.unwrap(), [[want.values().map(|(t, _)| t).sum::<u64>().to_string()]]);
 }
 

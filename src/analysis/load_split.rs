@@ -70,7 +70,8 @@ impl LoadSplit {
                 allowed: "a key above the range's lower bound (the recent writes all sit at its first key)".into(),
             });
         }
-        let mut held: Vec<Vec<u8>> = rows.iter().map(String::into_bytes).filter(|k| layout.range_of(k) == range).collect();
+        let mut held: Vec<Vec<u8>> =
+            rows.iter().map(String::into_bytes).filter(|k| layout.range_of(k) == range).collect();
         held.sort_unstable();
         held.dedup();
         let moved = held.iter().filter(|k| **k >= at).count() as u64;

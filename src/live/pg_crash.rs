@@ -157,7 +157,12 @@ impl PgShards {
     }
 
     /// Where each row and posting of the write goes: (node, is a posting, key).
-    fn planned(&self, table: &str, keys: &KeySet, extra: &dyn Fn(usize) -> Vec<String>) -> Result<Vec<(String, bool, String)>> {
+    fn planned(
+        &self,
+        table: &str,
+        keys: &KeySet,
+        extra: &dyn Fn(usize) -> Vec<String>,
+    ) -> Result<Vec<(String, bool, String)>> {
         let spec = self.spec(table)?;
         let columns: Vec<&str> = spec.extra_columns().iter().map(|(c, _)| c.as_str()).collect();
         let mut out = Vec::new();
@@ -247,15 +252,21 @@ impl PgShards {
                 .collect();
             let outcome = (|| -> Result<String> {
                 for &n in &names {
-                    self.wait_for(n, &format!("SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) \
+                    self.wait_for(
+                        n,
+                        &format!(
+                            "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) \
                                                WHERE l.locktype = 'advisory' AND l.objid = {GATE} AND l.granted \
-                                               AND a.application_name = '{KEEPER}'"), "the driver to hold the gate")?;
+                                               AND a.application_name = '{KEEPER}'"
+                        ),
+                        "the driver to hold the gate",
+                    )?;
                 }
                 let writer = s.spawn(|| self.coordinator.run(&script));
                 let first = self.first_at_gate(&names, &writer)?;
-                let pid = self.coordinator.number(&format!(
-                    "SELECT pid FROM pg_stat_activity WHERE application_name = '{VICTIM}'"
-                ))?;
+                let pid = self
+                    .coordinator
+                    .number(&format!("SELECT pid FROM pg_stat_activity WHERE application_name = '{VICTIM}'"))?;
                 let killed = std::process::Command::new("kill")
                     .args(["-KILL", &pid.to_string()])
                     .stderr(std::process::Stdio::null())
@@ -280,8 +291,12 @@ impl PgShards {
             }
             let back = self.coordinator_back();
             let settled = names.iter().try_for_each(|&n| {
-                self.wait_for(n, "SELECT CASE WHEN count(*) = 0 THEN 1 ELSE 0 END FROM pg_stat_activity \
-                                  WHERE application_name = 'postgres_fdw'", "the dead coordinator's sessions to end")
+                self.wait_for(
+                    n,
+                    "SELECT CASE WHEN count(*) = 0 THEN 1 ELSE 0 END FROM pg_stat_activity \
+                                  WHERE application_name = 'postgres_fdw'",
+                    "the dead coordinator's sessions to end",
+                )
             });
             let first = outcome?;
             back?;
@@ -309,7 +324,12 @@ impl PgShards {
         let t0 = Instant::now();
         while node.number(probe)? == 0 {
             if t0.elapsed() > WITHIN {
-                return Err(Error::ServerTimeout { node: n.into(), port: node.port(), doing: format!("waiting for {what}"), waited: t0.elapsed() });
+                return Err(Error::ServerTimeout {
+                    node: n.into(),
+                    port: node.port(),
+                    doing: format!("waiting for {what}"),
+                    waited: t0.elapsed(),
+                });
             }
             std::thread::sleep(Duration::from_millis(5));
         }
@@ -318,7 +338,8 @@ impl PgShards {
 
     /// The node where a backend waits at the gate: the first `COMMIT` `postgres_fdw` sent.
     fn first_at_gate<T>(&self, names: &[&str], writer: &std::thread::ScopedJoinHandle<'_, T>) -> Result<String> {
-        let probe = format!("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = {GATE} AND NOT granted");
+        let probe =
+            format!("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = {GATE} AND NOT granted");
         let t0 = Instant::now();
         loop {
             for &n in names {

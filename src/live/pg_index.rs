@@ -182,8 +182,15 @@ impl PgShards {
         let mut out = Vec::new();
         for node in self.names() {
             let mine: Vec<&str> = parts.iter().filter(|p| p.node == node).map(|p| p.name.as_str()).collect();
-            let mut sql: String =
-                mine.iter().map(|p| format!("CREATE {u}INDEX {p}_{column} ON {p} ({column});\n", u = if unique { "UNIQUE " } else { "" })).collect();
+            let mut sql: String = mine
+                .iter()
+                .map(|p| {
+                    format!(
+                        "CREATE {u}INDEX {p}_{column} ON {p} ({column});\n",
+                        u = if unique { "UNIQUE " } else { "" }
+                    )
+                })
+                .collect();
             let counts: Vec<String> = mine.iter().map(|p| format!("SELECT count({column}) AS n FROM {p}")).collect();
             sql += &if counts.is_empty() {
                 "SELECT 0;\n".to_string()

@@ -117,7 +117,13 @@ impl HalfDone {
             ["node", "rows sent", "postings sent", "rows there now", "postings there now", "its part"],
         );
         for n in &self.nodes {
-            let part = if n.committed() { "committed" } else if n.rows_left + n.postings_left == 0 { "rolled back" } else { "partly there" };
+            let part = if n.committed() {
+                "committed"
+            } else if n.rows_left + n.postings_left == 0 {
+                "rolled back"
+            } else {
+                "partly there"
+            };
             t.row([
                 n.node.clone(),
                 thousands(n.rows_sent),

@@ -185,7 +185,13 @@ impl Predictions {
                 format!(" ({what}: {})", show_measured(r.measured))
             }
             None => {
-                let row = Prediction { label: label.clone(), guess: Guess::None, measured: live, source: Source::Measured, live: None };
+                let row = Prediction {
+                    label: label.clone(),
+                    guess: Guess::None,
+                    measured: live,
+                    source: Source::Measured,
+                    live: None,
+                };
                 self.rows.push(row);
                 String::new()
             }
@@ -431,7 +437,7 @@ mod tests {
         let t = again.table().to_string();
         assert!(t.contains("answer") && t.contains("live") && t.contains("3.9% (model)"), "{t}");
         assert!(t.contains("+0.1 points"), "{t}"); // graded against the model
-        // a book without models or live figures keeps its old columns
+                                                   // a book without models or live figures keeps its old columns
         let mut plain = Predictions::in_memory("01");
         plain.count("x", Guess::none(), 1);
         let t = plain.table().to_string();

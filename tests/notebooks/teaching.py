@@ -111,7 +111,9 @@ inspector or the notebook's JSON; the editions write the rest). On a `predict` c
   finding        "key-range-byte-order": the finding this Predict asks, once in the course
   accept         {"rows on A": "16,671 exactly; 16,000–17,500 shows the byte order was seen"}: per
                  asked value (its book label), what counts as right and why; the keys are the
-                 worksheet's line labels (never values) and the answer key's rows
+                 worksheet's line labels (never values) and the answer key's rows; a `{{label}}`
+                 in it (or in why, wrong, run_dependent) is the figure a line `label: value` of the
+                 step's outputs printed, which the answer key quotes (it must be printed)
   wrong          "25,000: a quarter each, as the boundaries suggest": the common wrong answer, and why
   why            one line: why the answer is what it is
   run_dependent  {"lookups that miss the new car": "60–67% over runs"}: a value that changes per run
@@ -650,6 +652,14 @@ def finding_problems(cells) -> list[tuple[int, str]]:
         for label in (m.get("run_dependent") or {}):
             if label not in labels:
                 found.append((p, f"reshard.run_dependent names {label!r}, which no prediction line prints"))
+        shown = "\n".join(plain_outputs(c) for c in cells[p + 1:end] if c["cell_type"] == "code")
+        for field in ("accept", "run_dependent", "why", "wrong"):
+            values = m.get(field)
+            values = values.values() if isinstance(values, dict) else [values or ""]
+            for ref in re.findall(r"\{\{([^{}]+)\}\}", " ".join(str(v) for v in values)):
+                if not re.search(r"^\s*" + re.escape(ref.strip()) + r":\s*\S", shown, re.M):
+                    found.append((p, f"reshard.{field} quotes {{{{{ref}}}}}, which no line `{ref.strip()}: …` of "
+                                     f"this step's outputs prints: print it (the answer key reads the figure there)"))
         after = m.get("after_run")
         if after is not None and not (after is True or (isinstance(after, str) and after.strip())):
             found.append((p, "reshard.after_run is true, or a few words naming what to copy from the output "

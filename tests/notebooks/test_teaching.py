@@ -546,3 +546,21 @@ def test_a_check_calls_the_crate_by_a_path_no_learner_cell_can_shadow(tmp_path):
     check["source"] = "let report = ::reshard::tutor::exercises::ring_owner(ring_owner);\nassert!(report.passed());"
     found = lab_found(tmp_path, cells)
     assert any("asserts with `assert!`" in f for f in found), found
+
+
+def test_a_figure_the_key_quotes_is_printed_by_its_step(tmp_path):
+    cells = graded_cells()
+    p = predicts(cells)[0]
+    p["metadata"]["reshard"]["accept"] = {k: v + " ({{keys that stay}} here)"
+                                          for k, v in p["metadata"]["reshard"]["accept"].items()}
+    found = lab_found(tmp_path, cells)
+    assert any("quotes {{keys that stay}}, which no line `keys that stay: …`" in f for f in found), found
+    i = cells.index(p) + 1
+    cells[i]["outputs"] = cells[i]["outputs"] + [
+        {"output_type": "stream", "name": "stdout", "text": "keys that stay: 9,091 (9.1%)\n"}]
+    assert not any("quotes {{keys that stay}}" in f for f in lab_found(tmp_path, cells))
+    sys.path.insert(0, str(REPO / "scripts"))
+    import answer_key
+
+    assert answer_key.resolve("ranges end {{x}} here", "a: 1\nx: 62.5% full\n") == "ranges end 62.5% full here"
+    assert answer_key.resolve("{{missing}}", "x: 1") == "{{missing}}"

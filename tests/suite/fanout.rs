@@ -32,7 +32,6 @@ proptest! {
     }
 }
 
-
 #[test]
 fn two_point_shards_closed_form_product_and_simulation_agree() {
     let queries = 100_000;
@@ -67,7 +66,6 @@ fn two_point_shards_closed_form_product_and_simulation_agree() {
     }
 }
 
-
 #[test]
 fn a_sweep_sets_formula_beside_simulation() {
     let shard = Latency::two_point(10.0, 200.0, 0.01).unwrap();
@@ -88,7 +86,6 @@ fn a_sweep_sets_formula_beside_simulation() {
     let m = FanOutSweep::run(&measured, &[2], 2.0, &Simulation::new(100)).unwrap();
     assert_eq!((m.rows()[0].share_slower, m.rows()[0].share_closed_form), (1.0 - 4.0 / 9.0, None));
 }
-
 
 #[test]
 fn bad_latencies_say_what_to_change() {

@@ -50,13 +50,16 @@ fn a_local_unique_index_refuses_only_a_value_its_own_node_holds() {
     let local = LocalIndex::build(&rows, &layout).unwrap();
     let u = local.unique_inserts("plate", new.iter().map(|(k, v)| (k.as_str(), v.as_str()))).unwrap();
     // counted here: the values each node holds, growing as rows are taken
-    let mut held: BTreeSet<(&str, String)> =
-        keys.iter().zip(&plates).map(|(k, p)| (node(&k), p.clone())).collect();
+    let mut held: BTreeSet<(&str, String)> = keys.iter().zip(&plates).map(|(k, p)| (node(&k), p.clone())).collect();
     let mut want: BTreeMap<&str, (u64, u64)> = ["A", "B", "C", "D"].iter().map(|n| (*n, (0, 0))).collect();
     for (k, v) in &new {
         let n = node(k);
         let e = want.get_mut(n).unwrap();
-        if held.insert((n, v.clone())) { e.0 += 1 } else { e.1 += 1 }
+        if held.insert((n, v.clone())) {
+            e.0 += 1
+        } else {
+            e.1 += 1
+        }
     }
     let got: BTreeMap<&str, (u64, u64)> = u.per_node().iter().map(|(n, t, r)| (n.as_str(), (*t, *r))).collect();
     assert_eq!(got, want);

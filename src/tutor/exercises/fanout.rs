@@ -221,7 +221,10 @@ fn hint(c: &Case, yours: f64) -> Option<String> {
             c.q
         ))
     } else if yours.is_finite() && !c.shards.iter().flatten().any(|&x| x == yours) {
-        Some("that is no sample's value: the product of the shares only changes at a sample, so the answer is one".into())
+        Some(
+            "that is no sample's value: the product of the shares only changes at a sample, so the answer is one"
+                .into(),
+        )
     } else {
         None
     }

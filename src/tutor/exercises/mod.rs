@@ -112,7 +112,8 @@ impl Report {
     /// other than a wrong answer: `why` says what was wrong, `yours` what the function did.
     pub(crate) fn rejected(title: &str, inputs: usize, input: String, yours: String, why: String) -> Report {
         let agreed_before = inputs.saturating_sub(1);
-        let difference = Difference { input, yours, expected: String::new(), agreed_before, why: Some(why), hint: None };
+        let difference =
+            Difference { input, yours, expected: String::new(), agreed_before, why: Some(why), hint: None };
         Report { title: title.to_string(), inputs, difference: Some(difference), note: None }
     }
 
@@ -146,7 +147,12 @@ impl fmt::Display for Report {
         match &self.difference {
             None if self.inputs == 0 => writeln!(f, "✗ {}: nothing was checked (no inputs)", self.title),
             None => {
-                writeln!(f, "✓ {}: your function agrees with the crate on all {} inputs", self.title, thousands(self.inputs as u64))?;
+                writeln!(
+                    f,
+                    "✓ {}: your function agrees with the crate on all {} inputs",
+                    self.title,
+                    thousands(self.inputs as u64)
+                )?;
                 match &self.note {
                     Some(note) => f.write_str(&indented(note)),
                     None => Ok(()),

@@ -101,7 +101,11 @@ impl Boundaries {
     /// [`len`](Boundaries::len).
     pub fn compare(&self, i: usize, key: &[u8]) -> Ordering {
         let Some(b) = self.bounds.get(i) else {
-            panic!("boundary {i} asked of {} boundaries (0 to {})", self.bounds.len(), self.bounds.len().saturating_sub(1))
+            panic!(
+                "boundary {i} asked of {} boundaries (0 to {})",
+                self.bounds.len(),
+                self.bounds.len().saturating_sub(1)
+            )
         };
         self.compared.set(self.compared.get() + 1);
         b.as_slice().cmp(key)
@@ -257,7 +261,14 @@ pub fn range_of<F: Fn(&Boundaries, &[u8]) -> usize>(yours: F) -> Report {
                     Ok(v) => v.to_string(),
                     Err(message) => clip(format!("panicked: {message}")),
                 };
-                let d = Difference { input: describe(c), yours, expected: expected.to_string(), agreed_before: i, why: None, hint: None };
+                let d = Difference {
+                    input: describe(c),
+                    yours,
+                    expected: expected.to_string(),
+                    agreed_before: i,
+                    why: None,
+                    hint: None,
+                };
                 return Report { title: TITLE.into(), inputs: i + 1, difference: Some(d), note: None };
             }
         };
@@ -268,7 +279,11 @@ pub fn range_of<F: Fn(&Boundaries, &[u8]) -> usize>(yours: F) -> Report {
                 TITLE,
                 i + 1,
                 describe(c),
-                format!("your answer, {}, is right, but it took {} comparisons", thousands(answer as u64), thousands(used)),
+                format!(
+                    "your answer, {}, is right, but it took {} comparisons",
+                    thousands(answer as u64),
+                    thousands(used)
+                ),
                 format!(
                     "a binary search of {} boundaries needs at most {limit} (⌈log₂({})⌉ + 1): compare the key with \
                      the middle boundary and keep the half that holds it, since a table can hold millions of ranges",
@@ -319,7 +334,10 @@ mod tests {
         assert!(r.passed(), "{r}");
         assert_eq!(r.inputs(), edge_cases().len() + RANDOM_SETS * KEYS_PER_SET);
         let shown = r.to_string();
-        assert!(shown.contains("comparisons a lookup, 14 on 10,000 boundaries, where a binary search's bound is 15"), "{shown}");
+        assert!(
+            shown.contains("comparisons a lookup, 14 on 10,000 boundaries, where a binary search's bound is 15"),
+            "{shown}"
+        );
         assert!(shown.lines().all(|l| l.chars().count() <= 100), "{shown}");
     }
 
@@ -338,7 +356,10 @@ mod tests {
         let d = r.difference().unwrap();
         assert!(d.input.starts_with("10,000 boundaries"), "{}", d.input);
         let shown = r.to_string();
-        assert!(shown.split_whitespace().collect::<Vec<_>>().join(" ").contains("is right, but it took 10,000 comparisons"), "{shown}");
+        assert!(
+            shown.split_whitespace().collect::<Vec<_>>().join(" ").contains("is right, but it took 10,000 comparisons"),
+            "{shown}"
+        );
         let flat = shown.split_whitespace().collect::<Vec<_>>().join(" ");
         assert!(flat.contains("needs at most 15 (⌈log₂(10,001)⌉ + 1)"), "{shown}");
         assert!(shown.lines().skip(1).all(|l| l.chars().count() <= 100), "{shown}");
@@ -347,7 +368,8 @@ mod tests {
     #[test]
     fn a_scan_that_stops_early_is_refused_too() {
         // from the bottom, stopping at the first boundary above the key: right, and O(n)
-        let r = range_of(|b: &Boundaries, key: &[u8]| (0..b.len()).find(|&i| b.compare(i, key).is_gt()).unwrap_or(b.len()));
+        let r =
+            range_of(|b: &Boundaries, key: &[u8]| (0..b.len()).find(|&i| b.compare(i, key).is_gt()).unwrap_or(b.len()));
         let d = r.difference().expect("a scan must be refused");
         assert!(d.why.as_deref().is_some_and(|w| w.contains("binary search")), "{r}");
     }
