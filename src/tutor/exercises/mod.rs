@@ -192,7 +192,7 @@ fn indented(text: &str) -> String {
     let mut out = String::new();
     let mut line = String::from(" ");
     for word in text.split_whitespace() {
-        if line.chars().count() + 1 + word.chars().count() > 100 && line.trim().len() > 0 {
+        if line.chars().count() + 1 + word.chars().count() > 100 && !line.trim().is_empty() {
             out.push_str(&line);
             out.push('\n');
             line = String::from(" ");
