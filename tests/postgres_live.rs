@@ -320,7 +320,7 @@ fn keys_and_bounds_keep_every_code_point() {
     assert_eq!((n.partition.as_str(), n.moved, n.kept), (parts[1].name.as_str(), count("n", top), count("m", "n")));
 }
 
-/// A move names the shard it goes to: never the coordinator (which holds no
+/// A move names the node it goes to: never the coordinator (which holds no
 /// rows), refused before anything is made; the partitions stay as they were.
 #[test]
 fn a_partition_is_never_moved_to_the_coordinator() {
@@ -332,12 +332,12 @@ fn a_partition_is_never_moved_to_the_coordinator() {
     pg.insert("t", &KeySet::new("k", 10)).unwrap();
     let before = pg.partitions("t").unwrap();
     let err = pg.move_partition("t", &before[0].name, COORDINATOR).unwrap_err();
-    assert!(matches!(&err, Error::UnknownName { what: "shard", given, .. } if given == COORDINATOR), "{err:?}");
+    assert!(matches!(&err, Error::UnknownName { what: "node", given, .. } if given == COORDINATOR), "{err:?}");
     assert!(err.to_string().contains("A, B"), "{err}");
     let split = pg.split("t", &Bound::text("k5"), COORDINATOR).unwrap_err();
-    assert!(matches!(&split, Error::UnknownName { what: "shard", .. }), "{split:?}");
+    assert!(matches!(&split, Error::UnknownName { what: "node", .. }), "{split:?}");
     let onto = pg.create(&key_spec("u", &[], &[COORDINATOR])).unwrap_err();
-    assert!(matches!(&onto, Error::UnknownName { what: "shard", .. }), "{onto:?}");
+    assert!(matches!(&onto, Error::UnknownName { what: "node", .. }), "{onto:?}");
     assert_eq!(pg.partitions("t").unwrap(), before);
     // the coordinator's only table is t itself (partitioned; its partitions are foreign tables)
     let made = pg.query(COORDINATOR, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'").unwrap();
