@@ -10,12 +10,15 @@ Generated from the committed notebook only, nothing re-executed and nothing writ
 
   * the question is the `predict` cell's text (its heading lines, its "**Predict.**" label and any
     table or grid for by-hand work left out);
-  * the measured answers are the lines `prediction · <label>: … · measured <X>` that
-    `book.share(…)` / `book.count(…)` printed in the outputs of the code cells between this Predict
-    and the next;
+  * the measured answers are the lines `prediction · <label>: … · measured <X>` (or `· model <X>`,
+    a model's figure, which the key marks so) that `book.share(…)` / `book.count(…)` (or
+    `book.model_share(…)`) printed in the outputs of the code cells between this Predict and the
+    next;
   * from the Predict's metadata (tests/notebooks/teaching.py requires them): `reshard.accept`
     {label: the range that counts as right, and why}, `reshard.run_dependent` {label: the range seen
     over runs}, `reshard.wrong` (the common wrong answer and its reason) and `reshard.why` (one line);
+    a `{{label}}` in them is the value a line `label: value` of the step's outputs printed, so a
+    figure the key quotes is computed ("ranges end {{ranges at the end, at random}} here");
   * the quiz: its questions and tolerances from the Quiz table the cell tagged `quiz` printed, the
     measured answers from the graded table (`quiz.grade(…)`, the answer cell after the reader's),
     and one reason per question from that cell's metadata `reshard.quiz: [{"why": …}, …]`;
@@ -41,7 +44,7 @@ from nbconvert.filters.markdown import markdown2html
 
 REPO = Path(__file__).resolve().parent.parent
 
-MEASURED = re.compile(r"^prediction · (?P<label>.+?): (?:your guess .*?|no guess written) · measured (?P<value>.+?)\s*$",
+MEASURED = re.compile(r"^prediction · (?P<label>.+?): (?:your guess .*?|no guess written) · (?P<kind>measured|model) (?P<value>.+?)\s*$",
                       re.M)
 
 KEY_CSS = """
@@ -105,8 +108,27 @@ def question_of(source: str) -> str:
 
 
 def measured_lines(text: str) -> list[tuple[str, str]]:
-    """(label, measured) of every prediction line in `text`."""
-    return [(m["label"], m["value"]) for m in MEASURED.finditer(text)]
+    """(label, measured) of every prediction line in `text`; a model's figure (`· model 3.9%`)
+    reads "3.9% (the model)"."""
+    return [(m["label"], m["value"] + (" (the model)" if m["kind"] == "model" else "")) for m in MEASURED.finditer(text)]
+
+
+FIGURE_REF = re.compile(r"\{\{(?P<label>[^{}]+)\}\}")
+
+
+def resolve(text: str, outputs: str) -> str:
+    """`text` with each `{{label}}` replaced by the value a line `label: value` of `outputs` printed
+    (the step's cells): a figure the key quotes is computed, never typed. One not printed stays
+    `{{label}}` (tests/notebooks/teaching.py fails on it)."""
+    def value(m):
+        found = re.search(r"^\s*" + re.escape(m["label"].strip()) + r":\s*(.+?)\s*$", outputs, re.M)
+        return found.group(1) if found else m.group(0)
+    return FIGURE_REF.sub(value, text)
+
+
+def step_outputs(nb, p: int, end: int) -> str:
+    """The text every code cell of the step from Predict `p` up to `end` printed."""
+    return "\n".join(outputs_text(c) for c in nb.cells[p + 1:end] if c.cell_type == "code")
 
 
 def entries(nb) -> list[dict]:
@@ -123,11 +145,14 @@ def entries(nb) -> list[dict]:
                 for label, value in measured_lines(outputs_text(cell)):
                     measured[label] = value  # a label printed twice: the last run's line
         meta = nb.cells[p].metadata.get("reshard", {}) or {}
-        accept = dict(meta.get("accept", {}) or {})
+        shown = step_outputs(nb, p, end)
+        accept = {label: resolve(str(v), shown) for label, v in (meta.get("accept", {}) or {}).items()}
         asked = list(measured.items()) + [(label, "—") for label in accept if label not in measured]
         found.append({"question": question_of(nb.cells[p].source), "measured": asked,
-                      "wrong": str(meta.get("wrong", "")).strip(), "why": str(meta.get("why", "")).strip(),
-                      "accept": accept, "run_dependent": dict(meta.get("run_dependent", {}) or {}),
+                      "wrong": resolve(str(meta.get("wrong", "")).strip(), shown),
+                      "why": resolve(str(meta.get("why", "")).strip(), shown),
+                      "accept": accept, "run_dependent": {label: resolve(str(v), shown) for label, v in
+                                                          (meta.get("run_dependent", {}) or {}).items()},
                       "finding": str(meta.get("finding", "")).strip()})
     return found
 

@@ -80,7 +80,7 @@ CELL_MARK_RE = re.compile(r"^// cell (\d+)$")
 # The line a guess cell prints through the lab's `Predictions` book (reshard::tutor::predictions):
 # `prediction · <label>: your guess … · measured …` (or `no guess written`).
 PREDICTION_OUTPUT = re.compile(
-    r"^prediction · (?P<label>.+?): (?:your guess .*?|no guess written) · measured (?P<value>.+?)\s*$",
+    r"^prediction · (?P<label>.+?): (?:your guess .*?|no guess written) · (?P<kind>measured|model) (?P<value>.+?)\s*$",
     re.MULTILINE)
 MODEL_SOLUTION = "**Model solution.**\n\n```rust\n{code}\n```"
 

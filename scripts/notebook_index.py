@@ -29,11 +29,13 @@ BEGIN, END = "<!-- notebooks:begin -->", "<!-- notebooks:end -->"
 INTRO = """# reshard — what moves when a cluster grows?
 
 A cluster of 10 machines gets an eleventh. How many of its keys have to move, and where do they
-go? Each notebook here asks one form of that question about one placement scheme — `hash % N`, the
-consistent-hash ring with virtual nodes, rendezvous hashing, fixed shards, and the schemes real
-systems use — and answers it with exact numbers computed live by the Rust crate `reshard`. It
-follows *Designing Data-Intensive Applications* (Kleppmann & Riccomini), ch. 7 "Sharding", and
-three short documents written around it, each cited by its title in its notebook.
+go? The first labs ask that of one placement scheme at a time — `hash % N`, the consistent-hash
+ring with virtual nodes, rendezvous hashing, fixed shards, jump hash, slots and Maglev — then of
+real systems started on this machine (Redis Cluster, twemproxy, nginx), of hot keys, of data kept in
+ranges of keys on PostgreSQL nodes, and of queries by anything but the key. Each answers with exact
+numbers computed live by the Rust crate `reshard`. It follows *Designing Data-Intensive
+Applications* (Kleppmann & Riccomini), ch. 7 "Sharding", and three short documents written around
+it, each cited by its title in its notebook.
 
 **How to read.** Open the notebooks in order. Each step asks you to **predict** first and asks
 for your guess on the first line of the next cell (`let guess_… = Guess::percent(p);`), whose
@@ -51,6 +53,7 @@ The first code cell compiles the crate (about a minute on a new machine; a few s
 student's worksheet (HTML, PDF and a runnable `.ipynb`: outputs cleared, a line under each Predict,
 the Why cells replaced by empty boxes, the exercise as a stub) and a one-page answer key
 (`handouts/teacher/NN-key.pdf`: each Predict, its measured answer, the common wrong guess and why).
+The findings map below is the syllabus: every question the course asks, once.
 """
 
 
@@ -90,15 +93,16 @@ def entries():
     return rows, problems
 
 
-GLOSSARY = """## Glossary
+GLOSSARY = r"""## Glossary
 
-The words every notebook and the crate use for the same things.
+The words every notebook and the crate use for the same things. As in DDIA, a *node* is a machine
+or server and a *shard* is a subset of the data that a node holds.
 
 | word | in code | meaning |
 |---|---|---|
 | key count | `n_keys` | how many keys a notebook places |
 | hashed key set | `keys` | the keys with their md5 hashes, computed once (`HashedKeys`; `width` says 32 or 128 bits) |
-| node | `NodeId`, names | a machine that owns keys, named by a string ("A", "S3", "10") |
+| node | `NodeId`, names | a machine or server that holds keys, named by a string ("A", "S3", "10"); in labs 09 and 10 a PostgreSQL server |
 | scheme | `Placement` | the rule from a key's hash to its node: `hash % N`, ring, rendezvous, fixed shards, jump, slots, Maglev, ketama, bounded loads |
 | point | `vnodes` | one position of a node on the ring (a virtual node); *points per node* is `vnodes` |
 | arrangement | `salt` | one layout of the ring's points, chosen by a salt put in front of every point name; a sweep measures many |
@@ -107,7 +111,22 @@ The words every notebook and the crate use for the same things.
 | churn | `between_kept` | keys that move from one old node to another old node: movement the change did not require |
 | load, mean load | `LoadReport` | keys (in lab 07, requests) per node; the mean is key count / nodes |
 | spread | `max_over_mean` | the largest load over the mean load |
-| shard, slot | `FixedShards`, `Slots` | a fixed bucket of keys (`h % S`) that nodes own; Redis Cluster calls its 16,384 buckets slots |
+| shard, slot | `FixedShards`, `Slots` | a subset of the data that a node holds; a fixed shard is a bucket of keys (`h % S`) that nodes own, and Redis Cluster calls its 16,384 buckets slots; a range and a partition are shards too |
+| range, boundary | `KeyRanges`, `HashRanges` | a shard of keys in order: a range holds the keys from its lower boundary (included) up to the next boundary (excluded); key ranges cut the keys as bytes compare, hash ranges cut their hashes |
+| partition | `Partition`, `TableSpec` | PostgreSQL's word for one range of a partitioned table (and DDIA 1st ed.'s for a shard); in labs 09 and 10 a foreign table whose rows live on one node |
+| coordinator | `COORDINATOR` | the PostgreSQL server that holds the partitioned table, routes every row and query to the nodes, and holds no rows itself |
+| split | `split_at`, `LoadSplit` | cutting a range in two: by size at its median key, or by load where its recent requests fall half on each side |
+| pre-splitting | `presplit` | cutting a table into ranges before the rows come, at a sample of keys like them |
+| balancer | `GrowthSettings::balance` | what moves whole ranges between nodes to even out the rows they hold |
+| hot spot | — | a node that takes far more of the writes or reads than the others |
+| local index, global index | `LocalIndex`, `GlobalIndex` | a local (document-partitioned) index: each node indexes its own rows; a global (term-partitioned) index: one index over all rows, sharded by the indexed value |
+| term, posting | `term`, `postings_key` | a term is an attribute and a value (`colour:red`); a posting is one entry of a global index, `colour:red/item:01234`, so a term's postings sort together |
+| scatter/gather, fan-out | `IndexQuery` | a query sent to many nodes (scatter) whose answers are combined (gather); its fan-out is the number of nodes it asks |
+| tail, tail latency | `Latency`, `FanOutSweep` | the slowest few requests (the 99th percentile and above); a query that asks several nodes waits for the slowest |
+| drain | `AsyncIndex` | applying the queued updates of an index that is brought up to date later |
+| stale read | `StaleReads` | a read that misses a write already committed |
+| two-phase commit | — | a protocol that makes every node of a transaction commit, or none; `postgres_fdw` does not use it, so a write across nodes can be left half done |
+| model, live | `Predictions` | a model's figure comes from a formula or a seeded simulation; a live one is measured on the servers; the predictions table shows both |
 | check row | `Check` | the document's figure beside this run's: ✓ the same, *corrected* the document is wrong, ≠ (x differs) your parameters are not the document's |
 | Predict, guess, Observe, Why | cell tags | the parts of a step: you write the guess on the first line of the cell under the Predict, whose rest observes; a student's worksheet drops the Why |
 | your predictions | `Predictions`, `book` | every guess kept with its measurement (in the kernel and in a file beside the notebook), tabled at the end of each lab |
@@ -123,6 +142,134 @@ figure this crate measures, and the verdict (✓, or corrected with one line why
 notebooks' questions**, so read it after them; the student's edition leaves it out.
 """
 
+# The findings map: every finding the course asks (a Predict's `reshard.finding`), in plain words —
+# the question, never its answer — and the formulas its answer follows, which no text a learner reads
+# before that Predict may state (README.md and the index not at all; tests/notebooks/teaching.py).
+# Keep it true: `--check` fails on a Predict whose finding is missing here, and on an entry no
+# Predict asks. Two entries that say the same thing are one finding: ask it once, recall it later.
+FINDINGS: dict[str, tuple[str, list[str]]] = {
+    # 01
+    "mod-n-moves-most": ("what share of the keys `hash % N` moves when nodes are added or removed",
+                         ["min/lcm", "1 − min(old, new) / lcm(old, new)"]),
+    "mod-n-common-factors": ("which node counts, grown from 10, make `hash % N` move the fewest keys", []),
+    "one-point-arcs-uneven": ("how evenly three points, one per node, cut the consistent-hash ring", ["11/18"]),
+    "join-moves-only-to-new-node": ("where the keys go when a node joins a ring, and how even the load is with 1 or "
+                                    "150 points per node", []),
+    "replace-with-new-name-moves-more": ("what replacing a failed node under a new name moves on a ring", []),
+    "arrangement-spread": ("how much the share a join moves depends on where the ring's points happen to fall", []),
+    # 02
+    "rendezvous-takes-from-every-node": ("from which old nodes a joining node takes keys under rendezvous hashing",
+                                         []),
+    "mod-n-churn": ("how many of `hash % N`'s movers hop between two old nodes (churn)", []),
+    "mover-count-sd": ("how far a count of keys strays from its mean: its binomial standard deviation",
+                       ["√(n·p·(1 − p))", "√(n p (1 − p))"]),
+    "weighted-rendezvous-share": ("what share of the keys a node of a given weight holds under weighted "
+                                  "rendezvous", ["wᵢ/Σw", "w/Σw"]),
+    # 03
+    "fixed-shards-count-moved": ("how many fixed shards, and keys, move when a node joins", []),
+    "leave-deals-shards-evenly": ("how a leaving node's fixed shards are dealt out to the others", []),
+    "changing-shard-count-reshuffles": ("what changing the number of fixed shards moves", []),
+    "per-process-hash-disagrees": ("what a hash seeded per process does to routing between two processes", []),
+    # 04
+    "jump-changes-harmonic": ("how often a key changes bucket as jump hash grows one bucket at a time",
+                              ["1/2 + 1/3"]),
+    "hash-tag-same-slot": ("where Redis Cluster puts keys that share a hash tag", []),
+    "maglev-refill-race": ("how Maglev's lookup table refills when a backend fails, by hand on the paper's example",
+                           []),
+    "jump-middle-leave-renumbers": ("what jump hash moves when a node leaves from the middle", []),
+    "maglev-survivor-churn": ("whether Maglev moves keys between backends that stay", []),
+    # 05
+    "lookup-memory-by-scheme": ("which scheme's lookup structure takes the most memory", []),
+    "spread-falls-as-inverse-sqrt-points": ("how a ring's load spread shrinks as the points per node grow",
+                                            ["1/√k", "1/√points"]),
+    "ketama-weight-shares-scatter": ("how far ketama's shares stray from the weights", []),
+    "bounded-loads-move-more": ("what a cap on the busiest node (bounded loads) costs in keys moved", []),
+    # 06
+    "redis-slots-uneven-keys": ("how many keys a Redis master holds when the 16,384 slots are split in thirds", []),
+    "redis-rebalance-which-slots": ("which slots redis-cli moves to a joining master, and from which masters", []),
+    "redis-moved-ask-routing": ("what a Redis master answers for a key it no longer serves, during and after a "
+                                "migration", []),
+    "redis-migrate-per-slot": ("how many MIGRATE commands redis-cli sends to empty a master", []),
+    # 07
+    "zipf-hottest-key-share": ("what share of the requests the hottest key takes under a Zipf workload",
+                               ["1/H(n, s)"]),
+    "balanced-keys-unbalanced-requests": ("whether balanced key counts give balanced request loads", []),
+    "bound-cannot-split-a-key": ("how close a bound on load brings the busiest node when one key is hot", []),
+    "splitting-hot-keys-costs-fanout": ("what splitting hot keys into sub-keys costs the reads", []),
+    "replica-copies-on-join": ("how many replica copies a join makes anew", ["3/11"]),
+    "failover-heirs": ("who takes over a failed node's requests, and how busy they get", []),
+    # 08
+    "twemproxy-ketama-fullest": ("how many keys twemproxy's ketama puts on its fullest server, and whether the "
+                                 "crate names each key's server", []),
+    "leaving-server-revives-old-copies": ("what cached reads return when a server leaves again", []),
+    "modula-fnv1a-skew": ("how evenly twemproxy's modula spreads keys with its default hash", []),
+    "nginx-vs-libketama-differ": ("whether nginx's consistent hash and a libketama client put keys alike", []),
+    # 09
+    "key-range-byte-order": ("which rows a key range holds when keys compare as bytes", []),
+    "range-query-fan-out": ("how many nodes a range query asks, under ranges of keys and under ranges of hashes",
+                            []),
+    "timestamp-hot-spot": ("where the writes go when the key is a timestamp", []),
+    "split-follows-the-hot-spot": ("where the next writes go after a hot range splits, and what a split by load "
+                                   "moves", []),
+    "sequential-splits-more": ("how many splits and balancing moves writes in time order cost, against writes "
+                               "at random", []),
+    "sensor-prefix-spreads-writes": ("what a sensor's name before the time does to the writes, and to a query "
+                                     "across sensors", []),
+    # 10
+    "local-unique-index-lets-duplicates-in": ("what a unique constraint kept by each node's local index lets "
+                                              "through", []),
+    "fan-out-tail-amplification": ("what share of the queries that ask every node wait for a slow one",
+                                   ["1 − (1 − p)^N", "1 − 0.99^N", "Π Fᵢ"]),
+    "global-index-write-spans-nodes": ("how many nodes one insert writes under a local and under a global index",
+                                       []),
+    "async-index-stale-reads": ("how often a read misses a write that an index brought up to date later has not "
+                                "taken yet", ["lag/period", "1 − lag/period"]),
+}
+
+
+def course_findings(paths=None):
+    """Who asks and who recalls each finding: ({id: (lab, notebook name)}, {id: [labs recalling it]},
+    [problems]), read from the labs' metadata."""
+    asked, recalled, problems = {}, {}, []
+    for path in paths if paths is not None else notebooks():
+        lab = path.name[:2]
+        nb = nbformat.read(path, as_version=4)
+        for i, cell in enumerate(nb.cells):
+            meta = cell.metadata.get("reshard", {}) or {}
+            if "predict" in (cell.metadata.get("tags") or []) and meta.get("finding"):
+                asked.setdefault(meta["finding"], (lab, path.name))
+            for r in meta.get("recalls", []) or []:
+                recalled.setdefault(r, [])
+                if lab not in recalled[r]:
+                    recalled[r].append(lab)
+    return asked, recalled, problems
+
+
+def findings_problems(asked, recalled, findings=None):
+    """A finding a Predict asks that the map lacks, an entry of the map no Predict asks, a recall
+    of a finding not in the map."""
+    findings = FINDINGS if findings is None else findings
+    problems = [f"{where}: finding {f!r} is not in the findings map (scripts/notebook_index.py FINDINGS): add "
+                f"one line in plain words, the question and not its answer"
+                for f, (_, where) in sorted(asked.items()) if f not in findings]
+    problems += [f"the findings map lists {f!r}, which no Predict asks: remove it, or ask it"
+                 for f in sorted(findings) if f not in asked]
+    problems += [f"a cell recalls {f!r}, which the findings map lacks" for f in sorted(recalled) if f not in findings]
+    return problems
+
+
+def findings_cell(asked, recalled):
+    lines = ["## Findings map", "",
+             "Every finding the course asks, once, in the order the labs ask it: what the question is about "
+             "(not its answer), the lab that asks it, and the later labs that recall it in a computed line.",
+             "", "| finding | the question, in plain words | asked in | recalled in |", "|---|---|---|---|"]
+    order = sorted(asked, key=lambda f: (asked[f][0], list(FINDINGS).index(f) if f in FINDINGS else 0))
+    for f in order:
+        lab, name = asked[f]
+        again = ", ".join(recalled.get(f, [])) or "—"
+        lines.append(f"| `{f}` | {FINDINGS.get(f, ('?', []))[0]} | [{lab}]({name}) | {again} |")
+    return "\n".join(lines) + "\n"
+
 
 def index_notebook(rows):
     lines = [INTRO, "## The notebooks, in order", ""]
@@ -134,6 +281,7 @@ def index_notebook(rows):
     nb.metadata["language_info"] = {"name": "Rust"}
     cells = [
         ("index", nbformat.v4.new_markdown_cell("\n".join(lines).rstrip() + "\n"), []),
+        ("findings", nbformat.v4.new_markdown_cell(findings_cell(*course_findings()[:2])), []),
         ("glossary", nbformat.v4.new_markdown_cell(GLOSSARY), []),
         ("claims", nbformat.v4.new_markdown_cell(CLAIMS), []),
         ("crate", nbformat.v4.new_code_cell(':dep reshard = { path = "..", default-features = false, features = ["charts"] }\n'
@@ -197,6 +345,8 @@ def main():
     args = ap.parse_args()
     rows, problems = entries()
     problems += link_problems(rows)
+    asked, recalled, _ = course_findings()
+    problems += findings_problems(asked, recalled)
     index_text = index_notebook(rows)
     readme = README.read_text()
     if BEGIN not in readme or END not in readme:

@@ -32,6 +32,8 @@ fn learners_panics_stay_quiet_and_long_answers_are_cut() {
 
     // a todo!() in each kind of exercise: reported, never printed
     let fanout = exercises::fanout_quantile(|_, _| todo!());
+    let ranges = exercises::range_of(|_, _| todo!());
+    assert!(!ranges.passed() && ranges.to_string().contains("panicked: not yet implemented"), "{ranges}");
     assert!(!fanout.passed() && fanout.to_string().contains("panicked: not yet implemented"), "{fanout}");
     let ring = exercises::ring_owner(|_, _| todo!());
     assert!(!ring.passed() && ring.to_string().contains("panicked"), "{ring}");

@@ -17,6 +17,12 @@
 //! query, seeded) to set beside the formula; [`FanOutSweep`] does both for
 //! several `N`.
 //!
+//! A fan-out over shards that each have their own latencies (`Π Fᵢ` of
+//! different `Fᵢ`, from measured samples) is what lab 10's exercise asks the
+//! learner to write (`tutor::exercises::fanout_quantile`), so the crate keeps
+//! that constructor to itself: publicly a fan-out is `N` copies of one
+//! shard's distribution ([`FanOut::copies`]).
+//!
 //! ```
 //! use reshard::analysis::{share_slow, FanOut, Latency, Simulation};
 //! let shard = Latency::two_point(10.0, 200.0, 0.01)?;
@@ -25,9 +31,6 @@
 //! assert_eq!((shard.quantile(0.99)?, sixteen.p50(), sixteen.p99()), (10.0, 10.0, 200.0));
 //! let run = sixteen.simulate(&Simulation::new(100_000).seed(1))?;
 //! assert!((run.share_slower(10.0) - 0.149).abs() < 0.01);
-//! // measured samples: the answer is one of them
-//! let f = FanOut::from_samples(&[vec![1.0, 2.0, 3.0, 4.0], vec![2.0, 9.0]])?;
-//! assert_eq!((f.cdf(3.0), f.quantile(0.5)?), (0.375, 4.0)); // 3/4 · 1/2, then 1 · 1/2 at 4
 //! # Ok::<(), reshard::Error>(())
 //! ```
 
@@ -71,24 +74,8 @@ impl FanOut {
     /// ([`Error::NoNodes`]), more shards than [`Limits::max_nodes`](crate::limits::Limits::max_nodes)
     /// (an endless iterator is read one past it), and more distinct
     /// samples, all shards together, than [`Limits::max_keys`](crate::limits::Limits::max_keys).
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use reshard::analysis::{FanOut, Latency};
-    /// let a = Latency::two_point(10.0, 200.0, 0.01)?; // 10 ms, or 200 ms one time in 100
-    /// let b = Latency::two_point(5.0, 50.0, 0.1)?; // 5 ms, or 50 ms one time in 10
-    /// let both = FanOut::new([a, b])?;
-    /// // P(max ≤ t) = F_a(t) · F_b(t)
-    /// assert_eq!(both.cdf(10.0), (1.0 - 0.01) * (1.0 - 0.1));
-    /// assert_eq!(both.cdf(50.0), 1.0 - 0.01);
-    /// // the median: the first support value (5, 10, 50, 200) where the product reaches ½;
-    /// // p99: at 10 ms it is 0.891, at 50 ms 0.99
-    /// assert_eq!((both.p50(), both.p99()), (10.0, 50.0));
-    /// assert!(FanOut::new(Vec::new()).is_err());
-    /// # Ok::<(), reshard::Error>(())
-    /// ```
-    pub fn new(shards: impl IntoIterator<Item = Latency>) -> Result<FanOut> {
+    /// Crate-only: see the [module documentation](self).
+    pub(crate) fn new(shards: impl IntoIterator<Item = Latency>) -> Result<FanOut> {
         let cap = usize::try_from(limits::current().max_nodes).unwrap_or(usize::MAX).saturating_add(1);
         let shards: Vec<Latency> = shards.into_iter().take(cap).collect();
         if shards.is_empty() {
@@ -128,7 +115,8 @@ impl FanOut {
 
     /// One shard per list of samples (milliseconds, any order). Fails as
     /// [`Latency::from_samples`] does, naming the shard, and on no shards.
-    pub fn from_samples<S: AsRef<[f64]>>(shards: &[S]) -> Result<FanOut> {
+    /// Crate-only: see the [module documentation](self).
+    pub(crate) fn from_samples<S: AsRef<[f64]>>(shards: &[S]) -> Result<FanOut> {
         limits::check_nodes(shards.len())?;
         let mut list = Vec::with_capacity(shards.len());
         for (i, s) in shards.iter().enumerate() {
@@ -363,3 +351,7 @@ impl FanOutSweep {
         &self.simulation
     }
 }
+
+#[cfg(test)]
+#[path = "fanout_tests.rs"]
+mod tests;

@@ -169,8 +169,8 @@ impl IndexWrite {
         &self.writes
     }
 
-    /// The shards written, in the order of [`writes`](Self::writes).
-    pub fn shards(&self) -> Vec<&str> {
+    /// The nodes written, in the order of [`writes`](Self::writes).
+    pub fn nodes(&self) -> Vec<&str> {
         self.writes.iter().map(|w| w.node.as_str()).collect()
     }
 

@@ -33,13 +33,13 @@
 //! let local = LocalIndex::build(&rows, &by_key)?;
 //! let q = local.query("colour", "red")?;
 //! assert_eq!((q.requests(), q.matches()), (4, 250)); // every shard asked
-//! assert_eq!(local.insert("item:1000", ["red"])?.shards(), ["A"]);
+//! assert_eq!(local.insert("item:1000", ["red"])?.nodes(), ["A"]);
 //! // the index sharded by term: colour:blue … colour:green on E, colour:red … on F
 //! let by_term = KeyRanges::named(letters("EF"))?.with_boundaries(["colour:red"])?;
 //! let global = GlobalIndex::build(&rows, &by_key, &by_term)?;
 //! let q = global.query("colour", "red")?;
 //! assert_eq!((q.index_step().len(), q.fetch_step().len(), q.matches()), (1, 4, 250));
-//! assert_eq!(global.insert("item:1000", ["red"])?.shards(), ["A", "F"]);
+//! assert_eq!(global.insert("item:1000", ["red"])?.nodes(), ["A", "F"]);
 //! assert_eq!(global.postings_per_node(), [500, 500]);
 //! # Ok::<(), reshard::Error>(())
 //! ```

@@ -7,10 +7,10 @@
 //!
 //! The schedule (when, which node) is the crate's; what is observed is
 //! PostgreSQL's: at a split, the rows the partition holds (counted on its
-//! shard) and its median key (`ORDER BY key … OFFSET n/2`, or the median
+//! node) and its median key (`ORDER BY key … OFFSET n/2`, or the median
 //! row's `h` for hash ranges), which is where the partition is then split;
 //! at a move, the rows that moved; at the end, the partitions and the rows
-//! on each shard. If PostgreSQL disagreed with the crate at one step, every
+//! on each node. If PostgreSQL disagreed with the crate at one step, every
 //! later step would show it.
 //!
 //! ```
@@ -25,7 +25,7 @@
 //! pg.create(&TableSpec::from_layout("t", &start)?)?;
 //! let seen = pg.replay("t", &keys, &grown)?;
 //! assert_eq!(seen.splits().count(), grown.splits().len());
-//! let rows: Vec<u64> = seen.rows_per_shard.iter().map(|(_, n)| *n).collect();
+//! let rows: Vec<u64> = seen.rows_per_node.iter().map(|(_, n)| *n).collect();
 //! assert_eq!(rows, grown.rows_per_node());
 //! # Ok::<(), reshard::Error>(())
 //! ```
@@ -49,24 +49,24 @@ pub enum Step {
         arrival: u64,
         /// The partition split.
         partition: String,
-        /// Its shard (both halves stay there).
-        shard: String,
-        /// Rows it held then, counted on its shard.
+        /// Its node (both halves stay there).
+        node: String,
+        /// Rows it held then, counted on its node.
         rows: u64,
         /// Its median as PostgreSQL sorts it: where it was split.
         at: Bound,
         /// Rows that went into the upper half's new table.
         moved: u64,
     },
-    /// A partition moved whole to another shard.
+    /// A partition moved whole to another node.
     Move {
         /// The arrival after whose split it moved.
         arrival: u64,
-        /// The partition moved (its new name on the new shard).
+        /// The partition moved (its new name on the new node).
         partition: String,
-        /// The shard it left.
+        /// The node it left.
         from: String,
-        /// The shard it went to.
+        /// The node it went to.
         to: String,
         /// Rows moved.
         moved: u64,
@@ -79,10 +79,10 @@ pub enum Step {
 pub struct Replayed {
     /// Every split and move, in order.
     pub steps: Vec<Step>,
-    /// The partitions at the end, with the rows each holds on its shard.
+    /// The partitions at the end, with the rows each holds on its node.
     pub partitions: Vec<(Partition, u64)>,
-    /// Rows on each shard at the end, in shard order.
-    pub rows_per_shard: Vec<(String, u64)>,
+    /// Rows on each node at the end, in node order.
+    pub rows_per_node: Vec<(String, u64)>,
     /// How long it took, in seconds (run-dependent).
     pub seconds: f64,
 }
@@ -121,10 +121,10 @@ impl PgShards {
             });
         }
         let parts = self.partitions(table)?;
-        let shape: Vec<&str> = parts.iter().map(|p| p.shard.as_str()).collect();
+        let shape: Vec<&str> = parts.iter().map(|p| p.node.as_str()).collect();
         let nodes = growth.nodes();
         let start: Vec<&str> = growth.start_layout().table().iter().map(|&o| nodes[o as usize].as_str()).collect();
-        if shape != start || self.rows_per_shard(table)?.iter().any(|(_, n)| *n > 0) {
+        if shape != start || self.rows_per_node(table)?.iter().any(|(_, n)| *n > 0) {
             return Err(Error::BadPartition {
                 table: table.to_string(),
                 problem: Box::new(PartitionProblem::NotItsLayout {
@@ -169,8 +169,8 @@ impl PgShards {
         }
         self.write(table, keys, &order, written, order.len())?;
         let partitions = self.rows_per_partition(table)?;
-        let rows_per_shard = self.rows_per_shard(table)?;
-        Ok(Replayed { steps, partitions, rows_per_shard, seconds: t0.elapsed().as_secs_f64() })
+        let rows_per_node = self.rows_per_node(table)?;
+        Ok(Replayed { steps, partitions, rows_per_node, seconds: t0.elapsed().as_secs_f64() })
     }
 
     /// Insert the arrivals `from..to` of `order` (their `seq` is their arrival, from 1).
@@ -183,7 +183,7 @@ impl PgShards {
     }
 
     /// The rows of partition `partition` of `table` and its median as
-    /// PostgreSQL sorts them, both asked of its shard directly: with `n`
+    /// PostgreSQL sorts them, both asked of its node directly: with `n`
     /// rows, the key at offset `n / 2` in key order (for a table of hash
     /// ranges, the `h` of the row at that offset in `(h, key)` order). The
     /// lower half of a split there keeps `n / 2` rows.
@@ -197,26 +197,26 @@ impl PgShards {
                 choices: parts.iter().map(|p| p.name.clone()).collect::<Vec<_>>().join(", "),
             });
         };
-        let shard = self.shard(&p.shard)?;
-        let rows = shard.number(&format!("SELECT count(*) FROM {}", p.name))?;
+        let node = self.node(&p.node)?;
+        let rows = node.number(&format!("SELECT count(*) FROM {}", p.name))?;
         // a key is read as the hex of its bytes, to come back whole (see PgShards::partitions)
         let (column, order) = if by == RangeOf::Key { (hex_text("key"), "key") } else { ("h".into(), "h, key") };
         let median =
-            shard.rows(&format!("SELECT {column} FROM {} ORDER BY {order} OFFSET {} LIMIT 1", p.name, rows / 2))?;
+            node.rows(&format!("SELECT {column} FROM {} ORDER BY {order} OFFSET {} LIMIT 1", p.name, rows / 2))?;
         let field = median.first().and_then(|r| r.first()).cloned().unwrap_or_default();
         let at = match by {
             RangeOf::Key => {
-                Bound::Text(unhex(&field).ok_or_else(|| shard.failed(format!("median key of {partition}: {field:?}")))?)
+                Bound::Text(unhex(&field).ok_or_else(|| node.failed(format!("median key of {partition}: {field:?}")))?)
             }
             RangeOf::Hash => {
-                Bound::Int(field.parse().map_err(|_| shard.failed(format!("median h {field:?} of {partition}")))?)
+                Bound::Int(field.parse().map_err(|_| node.failed(format!("median h {field:?} of {partition}")))?)
             }
         };
         Ok((rows, at))
     }
 
     /// Split the partition holding `key` at its median as PostgreSQL
-    /// sorts it, the upper half staying on its shard.
+    /// sorts it, the upper half staying on its node.
     fn split_at_median(&mut self, table: &str, by: RangeOf, key: &str, arrival: u64) -> Result<Step> {
         let h = crate::HashWidth::Bits32.hash(key.as_bytes()) as i64;
         let probe = match by {
@@ -231,7 +231,7 @@ impl PgShards {
             });
         };
         let (rows, at) = self.median(table, &p.name)?;
-        let done = self.split(table, &at, &p.shard)?;
-        Ok(Step::Split { arrival, partition: p.name, shard: p.shard, rows, at, moved: done.moved })
+        let done = self.split(table, &at, &p.node)?;
+        Ok(Step::Split { arrival, partition: p.name, node: p.node, rows, at, moved: done.moved })
     }
 }

@@ -1,22 +1,29 @@
-//! Secondary indexes on the live shards (DDIA ch. 7, "Sharding and
+//! Secondary indexes on the live nodes (DDIA ch. 7, "Sharding and
 //! Secondary Indexes"), and the costs a query by an attribute pays.
 //!
 //! * **Local** (document-partitioned): [`PgShards::create_local_index`]
-//!   indexes each partition on its own shard, which is what PostgreSQL
-//!   gives (an index on a partitioned table is one index per partition). A
-//!   query by the attribute goes to every shard: scatter/gather.
+//!   builds an index on each partition's table on its own node. (PostgreSQL
+//!   would make one index per partition from an index on the partitioned
+//!   table, but it skips foreign partitions, whose tables live on other
+//!   servers: so the driver builds each on its node.) A query by the
+//!   attribute goes to every node: scatter/gather. A unique index built
+//!   this way ([`PgShards::create_local_unique_index`]) is unique on each
+//!   node only: [`PgShards::insert_unless_taken`] counts what it refuses.
 //! * **Global** (term-partitioned): [`PgShards::create_global_index`] builds
 //!   a postings table by hand, keyed `attribute:value/rowkey`, itself
 //!   range-sharded over the same servers by a layout of terms, so that one
-//!   term's postings sit together on one shard. [`PgShards::insert_indexed`]
-//!   writes a row and its postings in one transaction: the row's shard and
-//!   the shard of each of its terms.
-//! * **Slow shards**: [`PgShards::slow_down`] puts a view in front of every
+//!   term's postings sit together. [`PgShards::insert_indexed`] writes a
+//!   row and its postings in one transaction of the coordinator, which
+//!   `postgres_fdw` commits on the row's node and on each term's node one
+//!   after another, with no two-phase commit: a coordinator that dies in
+//!   between leaves the write half done
+//!   ([`PgShards::insert_indexed_until_crash`] shows it).
+//! * **Slow nodes**: [`PgShards::slow_down`] puts a view in front of every
 //!   partition that sleeps, on a share of the scans, before answering, so
-//!   a fan-out query waits for the slowest shard; [`PgShards::time_queries`]
+//!   a fan-out query waits for the slowest node; [`PgShards::time_queries`]
 //!   measures queries one after another in one session (psql's `\timing`);
-//!   [`PgShards::set_async`] lets the coordinator scan the shards
-//!   concurrently (`async_capable`).
+//!   [`PgShards::set_async`] lets the coordinator scan the nodes
+//!   concurrently (`async_capable`), or one after another.
 //! * **An index updated later**: [`PgShards::stale_reads`] writes rows one
 //!   at a time while a second session applies the queued postings to the
 //!   global index every so often, and reads each new row back through the
@@ -25,10 +32,14 @@
 use crate::keys::KeySet;
 use crate::live::pg_shards::{GlobalIndex, PgShards};
 use crate::live::pg_text::{check_identifier, literal};
-use crate::live::TableSpec;
+use crate::live::{Bound, TableSpec};
 use crate::schemes::KeyRanges;
 use crate::{limits, Error, Result};
 use std::time::Instant;
+
+#[path = "pg_crash.rs"]
+mod crash;
+pub use crash::{HalfDone, NodeLeft};
 
 /// The most queries one [`PgShards::time_queries`] runs.
 pub const MAX_TIMED: usize = 100_000;
@@ -55,7 +66,7 @@ pub struct StaleReads {
     /// The measured mean interval between drain starts, in ms.
     pub drain_interval_ms: f64,
     /// The measured mean time a drain took from its start to the end of its
-    /// commit (on the coordinator and the index's shards), in ms.
+    /// commit (on the coordinator and the index's nodes), in ms.
     pub drain_ms: f64,
     /// Reads that no drain reached in time by the coordinator's clock: no
     /// drain started after the row's write had committed and finished its
@@ -85,38 +96,109 @@ impl StaleReads {
 }
 
 impl PgShards {
-    /// Let the coordinator scan the shards of a query concurrently
-    /// (`async_capable` on every shard's server: `Async Foreign Scan`), or
+    /// Let the coordinator scan the nodes of a query concurrently
+    /// (`async_capable` on every node's server: `Async Foreign Scan`), or
     /// one after another (the default).
     pub fn set_async(&self, on: bool) -> Result<()> {
         let sql: String = self
             .names()
             .iter()
-            .map(|s| format!("ALTER SERVER \"shard_{s}\" OPTIONS (SET async_capable '{on}');\n"))
+            .map(|s| format!("ALTER SERVER \"node_{s}\" OPTIONS (SET async_capable '{on}');\n"))
             .collect();
         self.coordinator_run(&sql).map(drop)
     }
 
     /// An index on `column` of every partition of `table`, each on its
-    /// shard: a local (document-partitioned) index. Returns the index
-    /// entries (rows with a value in `column`) on each shard, in shard order.
+    /// node: a local (document-partitioned) index. Returns the index
+    /// entries (rows with a value in `column`) on each node, in node order.
     pub fn create_local_index(&self, table: &str, column: &str) -> Result<Vec<(String, u64)>> {
+        self.local_index(table, column, false)
+    }
+
+    /// A unique index on `column` of every partition of `table`, each on its
+    /// node: each node refuses a second row with a value it holds already,
+    /// and knows nothing of the others' values. Returns the entries on each
+    /// node, as [`create_local_index`](PgShards::create_local_index). Fails
+    /// when a node holds a value twice already.
+    pub fn create_local_unique_index(&self, table: &str, column: &str) -> Result<Vec<(String, u64)>> {
+        self.local_index(table, column, true)
+    }
+
+    /// Insert the rows of `keys` into `table` through the coordinator (extra
+    /// columns from `extra`, as [`insert_with`](PgShards::insert_with)),
+    /// each unless a unique index of its node holds its value already
+    /// (`ON CONFLICT DO NOTHING`, which `postgres_fdw` passes to the node).
+    /// Returns the rows each node took and refused, in node order:
+    /// `(node, taken, refused)`.
+    pub fn insert_unless_taken(
+        &self,
+        table: &str,
+        keys: &KeySet,
+        extra: impl Fn(usize) -> Vec<String>,
+    ) -> Result<Vec<(String, u64, u64)>> {
+        let load = self.incoming(table, keys, (0..keys.len()).map(|i| (i, i as u64)), keys.len(), extra)?;
+        let spec = self.spec(table)?;
+        let (cols, col) = (spec.column_names().join(", "), spec.by().column());
+        // each row's node by its partition, then the rows the insert returned, per node
+        let node_of: Vec<String> = self
+            .partitions(table)?
+            .iter()
+            .map(|p| {
+                let mut c = Vec::new();
+                if p.lower != Bound::Min {
+                    c.push(format!("i.{col} >= {}", p.lower.sql()));
+                }
+                if p.upper != Bound::Max {
+                    c.push(format!("i.{col} < {}", p.upper.sql()));
+                }
+                let c = if c.is_empty() { "true".to_string() } else { c.join(" AND ") };
+                format!("WHEN {c} THEN {}", literal(&p.node))
+            })
+            .collect();
+        let script = format!(
+            "{load}CREATE TEMP TABLE taken (key text COLLATE \"C\");\n\
+             WITH ins AS (INSERT INTO {table} ({cols}) SELECT {cols} FROM incoming ORDER BY seq \
+               ON CONFLICT DO NOTHING RETURNING key) INSERT INTO taken SELECT key FROM ins;\n\
+             SELECT node, count(*) FILTER (WHERE t.key IS NOT NULL), count(*) FILTER (WHERE t.key IS NULL) FROM \
+               (SELECT i.key, CASE {} END AS node FROM incoming i) r LEFT JOIN taken t USING (key) GROUP BY node;\n",
+            node_of.join(" ")
+        );
+        let rows = crate::live::pg_text::parse_csv(&self.coordinator_run(&script)?);
+        let count = |r: &[String], i: usize| r.get(i).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+        Ok(self
+            .names()
+            .into_iter()
+            .map(|n| {
+                let r = rows.iter().find(|r| r.first() == Some(&n));
+                (n, r.map_or(0, |r| count(r, 1)), r.map_or(0, |r| count(r, 2)))
+            })
+            .collect())
+    }
+
+    fn local_index(&self, table: &str, column: &str, unique: bool) -> Result<Vec<(String, u64)>> {
         let spec = self.spec(table)?;
         self.check_column(spec, column)?;
         let parts = self.partitions(table)?;
         let mut out = Vec::new();
-        for shard in self.names() {
-            let mine: Vec<&str> = parts.iter().filter(|p| p.shard == shard).map(|p| p.name.as_str()).collect();
-            let mut sql: String =
-                mine.iter().map(|p| format!("CREATE INDEX {p}_{column} ON {p} ({column});\n")).collect();
+        for node in self.names() {
+            let mine: Vec<&str> = parts.iter().filter(|p| p.node == node).map(|p| p.name.as_str()).collect();
+            let mut sql: String = mine
+                .iter()
+                .map(|p| {
+                    format!(
+                        "CREATE {u}INDEX {p}_{column} ON {p} ({column});\n",
+                        u = if unique { "UNIQUE " } else { "" }
+                    )
+                })
+                .collect();
             let counts: Vec<String> = mine.iter().map(|p| format!("SELECT count({column}) AS n FROM {p}")).collect();
             sql += &if counts.is_empty() {
                 "SELECT 0;\n".to_string()
             } else {
                 format!("SELECT sum(n) FROM ({}) c;\n", counts.join(" UNION ALL "))
             };
-            let n = self.shard(&shard)?.run(&sql)?.trim().parse().unwrap_or(0);
-            out.push((shard, n));
+            let n = self.node(&node)?.run(&sql)?.trim().parse().unwrap_or(0);
+            out.push((node, n));
         }
         Ok(out)
     }
@@ -135,7 +217,7 @@ impl PgShards {
     /// A global (term-partitioned) index `index` on `attributes` of
     /// `table`: a table of postings keyed `attribute:value/rowkey`, laid
     /// out as `terms` (a key-range layout over postings keys, its nodes
-    /// this cluster's shards), filled from the rows `table` holds now.
+    /// this cluster's nodes), filled from the rows `table` holds now.
     /// Later rows reach it through [`insert_indexed`](PgShards::insert_indexed).
     pub fn create_global_index(
         &mut self,
@@ -164,26 +246,20 @@ impl PgShards {
 
     /// Insert the rows of `keys` into `table` (extra columns from `extra`,
     /// as [`insert_with`](PgShards::insert_with)) and, in the same
-    /// transaction, their postings into every global index of `table`.
+    /// transaction of the coordinator, their postings into every global
+    /// index of `table`. The nodes commit their parts one after another
+    /// (see the [module documentation](self)).
     pub fn insert_indexed(&self, table: &str, keys: &KeySet, extra: impl Fn(usize) -> Vec<String>) -> Result<u64> {
         let load = self.incoming(table, keys, (0..keys.len()).map(|i| (i, i as u64)), keys.len(), extra)?;
-        let cols = self.spec(table)?.column_names().join(", ");
-        let mut script =
-            format!("{load}BEGIN;\nINSERT INTO {table} ({cols}) SELECT {cols} FROM incoming ORDER BY seq;\n");
-        for ix in self.indexes.iter().filter(|ix| ix.table == table) {
-            for a in &ix.attributes {
-                script += &format!("INSERT INTO {} (key, h, seq) {};\n", ix.name, postings_of("incoming", a));
-            }
-        }
-        script += "COMMIT;\nSELECT count(*) FROM incoming;\n";
+        let script = self.indexed_script(table, &load)? + "SELECT count(*) FROM incoming;\n";
         let out = self.coordinator_run(&script)?;
         out.trim().parse().map_err(|_| self.coordinator.failed(format!("insert printed {out:?}")))
     }
 
     /// Make every partition of `table` answer slowly on a share of its
-    /// scans: each shard then sleeps `delay_ms` before a scan with
+    /// scans: each node then sleeps `delay_ms` before a scan with
     /// probability `share` (its own `random()`, independent of the other
-    /// shards'). `share` 0 makes them fast again.
+    /// nodes'). `share` 0 makes them fast again.
     pub fn slow_down(&self, table: &str, share: f64, delay_ms: f64) -> Result<()> {
         for (what, v) in [("share", share), ("delay_ms", delay_ms)] {
             if !v.is_finite() || v < 0.0 || (what == "share" && v > 1.0) {
@@ -205,7 +281,7 @@ impl PgShards {
                 n = p.name,
                 secs = delay_ms / 1000.0
             );
-            self.shard(&p.shard)?.run(&sql)?;
+            self.node(&p.node)?.run(&sql)?;
         }
         let target = |n: &str| if share > 0.0 { format!("{n}_slow") } else { n.to_string() };
         let sql: String = parts
@@ -383,6 +459,11 @@ impl PgShards {
             self.indexes.iter().map(|ix| ix.name.clone()).collect::<Vec<_>>().join(", ")
         }
     }
+}
+
+/// The postings key of value `v` of attribute `a` of the row `key`: `a:v/key`.
+fn postings_key_of(a: &str, v: &str, key: &str) -> String {
+    format!("{a}:{v}/{key}")
 }
 
 /// `SELECT` of the postings of attribute `a` of the rows of `from`: key

@@ -1,7 +1,7 @@
-//! Rows sent to the shards through the coordinator: the keys go to a
+//! Rows sent to the nodes through the coordinator: the keys go to a
 //! temporary table by `COPY` (one `psql` run), then `INSERT … SELECT` into
 //! the partitioned table, which PostgreSQL routes row by row to each
-//! partition's shard.
+//! partition's node.
 
 use crate::keys::KeySet;
 use crate::live::pg_shards::{Inserted, PgShards, MAX_PG_ROWS};
@@ -12,7 +12,7 @@ use std::time::Instant;
 impl PgShards {
     /// Insert every key of `keys` into `table` through the coordinator, in
     /// key-set order: `key`, `h` (its md5 mod 2^32) and `seq` (its place,
-    /// from 0). PostgreSQL routes each row to its partition's shard.
+    /// from 0). PostgreSQL routes each row to its partition's node.
     pub fn insert(&self, table: &str, keys: &KeySet) -> Result<Inserted> {
         self.insert_with(table, keys, |_| Vec::new())
     }

@@ -1,14 +1,26 @@
 //! Rebalancing a range-sharded table on the live servers, as DDIA's
 //! "Rebalancing key-range sharded data" does it: split a range, move a
-//! range to another shard, merge two neighbours.
+//! range to another node, merge two neighbours.
 //!
 //! PostgreSQL 15 has no `SPLIT PARTITION` or `MERGE PARTITIONS`, so each
 //! operation does what an operator does, in one transaction of the
 //! coordinator: detach the partitions concerned, create the new table on
-//! its shard, move the rows there through the coordinator (`DELETE …
+//! its node, move the rows there through the coordinator (`DELETE …
 //! RETURNING` into `INSERT`), attach the result. Each reports the rows it
-//! moved; a failure rolls back the coordinator's part and drops the table it
-//! had made.
+//! moved; a statement that fails rolls back the coordinator's part and
+//! drops the table it had made.
+//!
+//! **What that transaction does not promise.** The coordinator's own part
+//! (the catalog: detach, attach) commits atomically. The rows do not:
+//! `postgres_fdw` keeps one remote transaction per node and, when the
+//! coordinator commits, sends `COMMIT` to each node one after another, with
+//! no two-phase commit. A coordinator that dies between two of those commits
+//! leaves one node's part committed (the rows deleted from the old node, or
+//! inserted on the new one) and the other's rolled back:
+//! [`PgShards::insert_indexed_until_crash`] shows it on a row and its
+//! postings. And from `DETACH PARTITION` to `COMMIT` the coordinator holds an
+//! `ACCESS EXCLUSIVE` lock on the partitioned table, so every read and write
+//! of the table waits for the rows to move.
 
 use crate::error::PartitionProblem;
 use crate::live::pg_shards::PgShards;
@@ -25,9 +37,9 @@ pub struct Split {
     pub new_partition: String,
     /// The split point: the new partition's lower bound.
     pub at: Bound,
-    /// The shard of the lower half.
+    /// The node of the lower half.
     pub from: String,
-    /// The shard of the upper half.
+    /// The node of the upper half.
     pub to: String,
     /// Rows moved into the new partition.
     pub moved: u64,
@@ -36,8 +48,8 @@ pub struct Split {
 }
 
 impl Split {
-    /// Rows moved into the new partition (to another shard, or to a new
-    /// table on the same shard).
+    /// Rows moved into the new partition (to another node, or to a new
+    /// table on the same node).
     pub fn moved(&self) -> u64 {
         self.moved
     }
@@ -51,9 +63,9 @@ pub struct Moved {
     pub partition: String,
     /// Its new partition, with the same range, on `to`.
     pub new_partition: String,
-    /// The shard it left.
+    /// The node it left.
     pub from: String,
-    /// The shard it went to.
+    /// The node it went to.
     pub to: String,
     /// Rows moved.
     pub moved: u64,
@@ -72,13 +84,13 @@ pub struct Merged {
 }
 
 impl PgShards {
-    /// Move partition `partition` of `table` to shard `to`: a new partition
+    /// Move partition `partition` of `table` to node `to`: a new partition
     /// with the same range on `to` takes every row, and the old one is
-    /// dropped on both servers. Moving to the shard it is on, or to the
+    /// dropped on both servers. Moving to the node it is on, or to the
     /// coordinator (which holds no rows), is refused before anything runs.
     pub fn move_partition(&mut self, table: &str, partition: &str, to: &str) -> Result<Moved> {
         let spec = self.spec(table)?.clone();
-        self.shard(to)?;
+        self.node(to)?;
         let parts = self.partitions(table)?;
         let Some(old) = parts.iter().find(|p| p.name == partition).cloned() else {
             return Err(Error::UnknownName {
@@ -87,19 +99,19 @@ impl PgShards {
                 choices: parts.iter().map(|p| p.name.clone()).collect::<Vec<_>>().join(", "),
             });
         };
-        if old.shard == to {
+        if old.node == to {
             return Err(Error::BadPartition {
                 table: table.to_string(),
-                problem: Box::new(PartitionProblem::OnShardAlready { partition: old.name, shard: old.shard }),
+                problem: Box::new(PartitionProblem::OnShardAlready { partition: old.name, shard: old.node }),
             });
         }
         let new = self.partition_name(table);
         let cols = spec.columns_sql();
         let names = spec.column_names().join(", ");
-        self.shard(to)?.run(&format!("CREATE TABLE {new} ({cols}, PRIMARY KEY (key));\n"))?;
+        self.node(to)?.run(&format!("CREATE TABLE {new} ({cols}, PRIMARY KEY (key));\n"))?;
         let script = format!(
             "BEGIN;\nALTER TABLE {table} DETACH PARTITION {old};\n\
-             CREATE FOREIGN TABLE {new} ({cols}) SERVER \"shard_{to}\" OPTIONS (table_name '{new}');\n\
+             CREATE FOREIGN TABLE {new} ({cols}) SERVER \"node_{to}\" OPTIONS (table_name '{new}');\n\
              WITH gone AS (DELETE FROM {old} RETURNING {names}), \
              landed AS (INSERT INTO {new} ({names}) SELECT {names} FROM gone RETURNING 1) SELECT count(*) FROM landed;\n\
              DROP FOREIGN TABLE {old};\n\
@@ -109,16 +121,16 @@ impl PgShards {
             hi = old.upper.sql(),
         );
         let moved = self.rebalance_step(&script, to, &new)?;
-        self.shard(&old.shard)?.run(&format!("DROP TABLE {};\n", old.name))?;
+        self.node(&old.node)?.run(&format!("DROP TABLE {};\n", old.name))?;
         let [moved] = moved[..] else {
             return Err(self.coordinator.failed(format!("the move printed {moved:?}, not one count")));
         };
-        Ok(Moved { partition: old.name, new_partition: new, from: old.shard, to: to.to_string(), moved })
+        Ok(Moved { partition: old.name, new_partition: new, from: old.node, to: to.to_string(), moved })
     }
 
     /// Merge partition `partition` of `table` with the one above it: the
     /// upper one's rows move into it, its range grows to cover both, and the
-    /// upper one is dropped. Both must be on the same shard (move one
+    /// upper one is dropped. Both must be on the same node (move one
     /// first): a merge on one server moves rows between its tables only.
     pub fn merge(&mut self, table: &str, partition: &str) -> Result<Merged> {
         let spec = self.spec(table)?.clone();
@@ -137,14 +149,14 @@ impl PgShards {
             });
         };
         let lower = &parts[i];
-        if lower.shard != upper.shard {
+        if lower.node != upper.node {
             return Err(Error::BadPartition {
                 table: table.to_string(),
                 problem: Box::new(PartitionProblem::AcrossShards {
                     lower: lower.name.clone(),
                     upper: upper.name.clone(),
-                    lower_shard: lower.shard.clone(),
-                    upper_shard: upper.shard.clone(),
+                    lower_shard: lower.node.clone(),
+                    upper_shard: upper.node.clone(),
                 }),
             });
         }
@@ -161,31 +173,33 @@ impl PgShards {
             hi = upper.upper.sql(),
         );
         let out = self.coordinator_run(&script)?;
-        self.shard(&upper.shard)?.run(&format!("DROP TABLE {};\n", upper.name))?;
+        self.node(&upper.node)?.run(&format!("DROP TABLE {};\n", upper.name))?;
         let moved = out.lines().find_map(|l| l.trim().parse().ok()).unwrap_or(0);
         Ok(Merged { partition: lower.name.clone(), dropped: upper.name.clone(), moved })
     }
 
-    /// Run a coordinator script that fills the new table `new` on shard
+    /// Run a coordinator script that fills the new table `new` on node
     /// `on`, returning the counts it printed; on failure drop `new` there.
     fn rebalance_step(&self, script: &str, on: &str, new: &str) -> Result<Vec<u64>> {
         match self.coordinator_run(script) {
             Ok(out) => Ok(out.lines().filter_map(|l| l.trim().parse().ok()).collect()),
             Err(e) => {
-                let _ = self.shard(on)?.run(&format!("DROP TABLE IF EXISTS {new};\n"));
+                let _ = self.node(on)?.run(&format!("DROP TABLE IF EXISTS {new};\n"));
                 Err(e)
             }
         }
     }
 
     /// Split the partition of `table` that holds `at` into [lower, at) and
-    /// [at, upper), the upper half on shard `upper_to`: detach it, create
-    /// the new partition's table on its shard, move the rows at or above
-    /// `at` there, and attach both halves, all in one transaction of the
-    /// coordinator. Fails, changing nothing, when `at` is already a bound.
+    /// [at, upper), the upper half on node `upper_to`: detach it, create
+    /// the new partition's table on its node, move the rows at or above
+    /// `at` there, and attach both halves, in one transaction of the
+    /// coordinator (whose remote commits are not atomic: see the
+    /// [module documentation](self)). Fails, changing nothing, when `at` is
+    /// already a bound.
     pub fn split(&mut self, table: &str, at: &Bound, upper_to: &str) -> Result<Split> {
         let spec = self.spec(table)?.clone();
-        self.shard(upper_to)?;
+        self.node(upper_to)?;
         let kind_ok = matches!((at, spec.by()), (Bound::Text(_), RangeOf::Key) | (Bound::Int(_), RangeOf::Hash));
         if !kind_ok {
             let want = if spec.by() == RangeOf::Key { "Bound::Text" } else { "Bound::Int" };
@@ -212,12 +226,12 @@ impl PgShards {
         }
         let new = self.partition_name(table);
         let cols = spec.columns_sql();
-        self.shard(upper_to)?.run(&format!("CREATE TABLE {new} ({cols}, PRIMARY KEY (key));\n"))?;
+        self.node(upper_to)?.run(&format!("CREATE TABLE {new} ({cols}, PRIMARY KEY (key));\n"))?;
         let col = spec.by().column();
         let names = spec.column_names().join(", ");
         let script = format!(
             "BEGIN;\nALTER TABLE {table} DETACH PARTITION {old};\n\
-             CREATE FOREIGN TABLE {new} ({cols}) SERVER \"shard_{upper_to}\" OPTIONS (table_name '{new}');\n\
+             CREATE FOREIGN TABLE {new} ({cols}) SERVER \"node_{upper_to}\" OPTIONS (table_name '{new}');\n\
              WITH gone AS (DELETE FROM {old} WHERE {col} >= {at} RETURNING {names}), \
              landed AS (INSERT INTO {new} ({names}) SELECT {names} FROM gone RETURNING 1) SELECT count(*) FROM landed;\n\
              SELECT count(*) FROM {old};\n\
@@ -236,7 +250,7 @@ impl PgShards {
             partition: old.name,
             new_partition: new,
             at: at.clone(),
-            from: old.shard,
+            from: old.node,
             to: upper_to.to_string(),
             moved,
             kept,

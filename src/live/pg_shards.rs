@@ -1,23 +1,23 @@
 //! A range-sharded table on real PostgreSQL servers: one coordinator, N
-//! shards, joined by `postgres_fdw`.
+//! nodes, joined by `postgres_fdw`.
 //!
-//! [`PgShards::start`] starts one `postgres` per shard and one coordinator
+//! [`PgShards::start`] starts one `postgres` per node and one coordinator
 //! (see [`live::postgres`](crate::live::postgres): 127.0.0.1, free ports,
 //! gone on drop, panic or kill), and tells the coordinator about every
-//! shard (`CREATE SERVER "shard_A" FOREIGN DATA WRAPPER postgres_fdw …`).
+//! node (`CREATE SERVER "node_A" FOREIGN DATA WRAPPER postgres_fdw …`).
 //! [`PgShards::create`] then builds a table from a [`TableSpec`]: on the
 //! coordinator `CREATE TABLE … PARTITION BY RANGE (key)` (or `(h)`, a hash
 //! of the key), and for each range a partition that is a
-//! `FOREIGN TABLE … PARTITION OF … SERVER "shard_X"`, whose rows live in a
-//! plain table of the same name on shard X. So PostgreSQL itself routes
+//! `FOREIGN TABLE … PARTITION OF … SERVER "node_X"`, whose rows live in a
+//! plain table of the same name on node X. So PostgreSQL itself routes
 //! every row and every query:
 //!
 //! * an `INSERT` on the coordinator goes to the partition whose range holds
-//!   the row's key (tuple routing), and from there to its shard;
+//!   the row's key (tuple routing), and from there to its node;
 //! * a query on a key or a key range is planned against only the
 //!   partitions that can hold it (partition pruning): [`PgShards::explain`]
-//!   reads which shards it touches from `EXPLAIN`;
-//! * `SELECT count(*)` on each shard directly ([`PgShards::rows_per_shard`])
+//!   reads which nodes it touches from `EXPLAIN`;
+//! * `SELECT count(*)` on each node directly ([`PgShards::rows_per_node`])
 //!   says where each row really is.
 //!
 //! The table's columns and ranges are a [`TableSpec`]
@@ -33,7 +33,7 @@
 //! pg.create(&spec)?;
 //! pg.insert("orders", &KeySet::new("key", 10))?;
 //! // key0 … key4 sort below "key5": here bytes and numbers agree
-//! let rows: Vec<u64> = pg.rows_per_shard("orders")?.into_iter().map(|(_, n)| n).collect();
+//! let rows: Vec<u64> = pg.rows_per_node("orders")?.into_iter().map(|(_, n)| n).collect();
 //! assert_eq!(rows, [5, 5]);
 //! let split = pg.split("orders", &Bound::text("key7"), "A")?; // key7, key8, key9 go back to A
 //! assert_eq!(split.moved(), 3);
@@ -47,9 +47,9 @@ use crate::{limits, Error, Result};
 use std::path::PathBuf;
 use std::time::Instant;
 
-/// The most shard servers one [`PgShards`] starts (each is a `postgres`
+/// The most node servers one [`PgShards`] starts (each is a `postgres`
 /// with its own memory).
-pub const MAX_PG_SHARDS: usize = 16;
+pub const MAX_PG_NODES: usize = 16;
 
 /// The most rows one [`PgShards::insert`] sends (they travel as text
 /// through `psql`, then row by row through the coordinator).
@@ -77,34 +77,34 @@ pub struct Plan {
     pub scans: Vec<Scan>,
 }
 
-/// One foreign scan in a plan: a partition, on its shard.
+/// One foreign scan in a plan: a partition, on its node.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Scan {
     /// The partition scanned.
     pub partition: String,
-    /// The shard that holds it.
-    pub shard: String,
+    /// The node that holds it.
+    pub node: String,
     /// Rows it returned, when the plan was run
     /// ([`PgShards::explain_analyze`]).
     pub rows: Option<u64>,
     /// Scanned concurrently with the others (`Async Foreign Scan`: the
-    /// shard's server is `async_capable`, [`PgShards::set_async`]).
+    /// node's server is `async_capable`, [`PgShards::set_async`]).
     pub concurrent: bool,
 }
 
 impl Plan {
-    /// The shards the query touches, each once, in shard order as given to
+    /// The nodes the query touches, each once, in node order as given to
     /// [`PgShards::start`].
-    pub fn shards(&self, all: &[String]) -> Vec<String> {
-        all.iter().filter(|s| self.scans.iter().any(|c| c.shard == **s)).cloned().collect()
+    pub fn nodes(&self, all: &[String]) -> Vec<String> {
+        all.iter().filter(|s| self.scans.iter().any(|c| c.node == **s)).cloned().collect()
     }
 
-    /// Rows each shard returned, in the order of `all` (0 for a shard not
+    /// Rows each node returned, in the order of `all` (0 for a node not
     /// scanned); only for a plan that was run.
-    pub fn rows_per_shard(&self, all: &[String]) -> Vec<(String, u64)> {
+    pub fn rows_per_node(&self, all: &[String]) -> Vec<(String, u64)> {
         all.iter()
-            .map(|s| (s.clone(), self.scans.iter().filter(|c| c.shard == *s).filter_map(|c| c.rows).sum()))
+            .map(|s| (s.clone(), self.scans.iter().filter(|c| c.node == *s).filter_map(|c| c.rows).sum()))
             .collect()
     }
 }
@@ -118,39 +118,39 @@ pub(crate) struct GlobalIndex {
     pub(crate) attributes: Vec<String>,
 }
 
-/// A coordinator and its shards: see the [module documentation](self).
+/// A coordinator and its nodes: see the [module documentation](self).
 #[derive(Debug)]
 pub struct PgShards {
     pub(crate) coordinator: PgServer,
-    pub(crate) shards: Vec<PgServer>,
+    pub(crate) nodes: Vec<PgServer>,
     pub(crate) tables: Vec<TableSpec>,
     pub(crate) indexes: Vec<GlobalIndex>,
     next_partition: u64,
 }
 
 impl PgShards {
-    /// Start one server per shard name (1 to [`MAX_PG_SHARDS`], each
+    /// Start one server per node name (1 to [`MAX_PG_NODES`], each
     /// letters, digits or `_`) and a coordinator that knows them all.
     pub fn start<I, S>(names: I) -> Result<PgShards>
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let names: Vec<String> = names.into_iter().take(MAX_PG_SHARDS + 1).map(Into::into).collect();
+        let names: Vec<String> = names.into_iter().take(MAX_PG_NODES + 1).map(Into::into).collect();
         if names.is_empty() {
             return Err(Error::NoNodes);
         }
         limits::check_hint(
-            "PostgreSQL shard servers",
+            "PostgreSQL servers (nodes)",
             names.len() as u128,
-            MAX_PG_SHARDS as u128,
-            "start at most 16 shards; model more with the crate's schemes",
+            MAX_PG_NODES as u128,
+            "start at most 16 nodes; model more with the crate's schemes",
         )?;
         for (i, n) in names.iter().enumerate() {
             let plain = !n.is_empty() && n.len() <= 32 && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
             if !plain || n == COORDINATOR {
                 return Err(Error::UnknownName {
-                    what: "shard name",
+                    what: "node name",
                     given: n.clone(),
                     choices: "1 to 32 letters, digits or _, not \"coordinator\" (e.g. A, B, shard1)".into(),
                 });
@@ -178,13 +178,13 @@ impl PgShards {
             servers.push(s?); // an error drops (stops) the servers already started
         }
         let coordinator = servers.remove(0);
-        let pg = PgShards { coordinator, shards: servers, tables: Vec::new(), indexes: Vec::new(), next_partition: 0 };
+        let pg = PgShards { coordinator, nodes: servers, tables: Vec::new(), indexes: Vec::new(), next_partition: 0 };
         let mut setup = String::from("CREATE EXTENSION postgres_fdw;\n");
-        for s in &pg.shards {
+        for s in &pg.nodes {
             setup += &format!(
-                "CREATE SERVER \"shard_{n}\" FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '{p}', \
+                "CREATE SERVER \"node_{n}\" FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '127.0.0.1', port '{p}', \
                  dbname 'postgres', batch_size '1000', fetch_size '10000', async_capable 'false');\n\
-                 CREATE USER MAPPING FOR CURRENT_USER SERVER \"shard_{n}\" OPTIONS (user 'postgres');\n",
+                 CREATE USER MAPPING FOR CURRENT_USER SERVER \"node_{n}\" OPTIONS (user 'postgres');\n",
                 n = s.name(),
                 p = s.port()
             );
@@ -199,58 +199,58 @@ impl PgShards {
         Ok(pg)
     }
 
-    /// The shard names, in the order given.
+    /// The node names, in the order given.
     pub fn names(&self) -> Vec<String> {
-        self.shards.iter().map(|s| s.name().to_string()).collect()
+        self.nodes.iter().map(|s| s.name().to_string()).collect()
     }
 
     pub(crate) fn server(&self, name: &str) -> Result<&PgServer> {
         if name == COORDINATOR {
             return Ok(&self.coordinator);
         }
-        self.shard(name)
+        self.node(name)
     }
 
-    /// Shard `name`, where a table's rows go: never the coordinator, which
+    /// Node `name`, where a table's rows go: never the coordinator, which
     /// routes rows and holds none of them.
-    pub(crate) fn shard(&self, name: &str) -> Result<&PgServer> {
+    pub(crate) fn node(&self, name: &str) -> Result<&PgServer> {
         if name == COORDINATOR {
             return Err(Error::UnknownName {
-                what: "shard",
+                what: "node",
                 given: name.to_string(),
                 choices: format!(
-                    "a shard: {} (the coordinator routes rows to the shards and holds none)",
+                    "a node: {} (the coordinator routes rows to the nodes and holds none)",
                     self.names().join(", ")
                 ),
             });
         }
-        self.shards.iter().find(|s| s.name() == name).ok_or_else(|| Error::UnknownNode(name.to_string()))
+        self.nodes.iter().find(|s| s.name() == name).ok_or_else(|| Error::UnknownNode(name.to_string()))
     }
 
     /// Run `script` on the coordinator (see [`PgServer::run`]), naming the
-    /// shard that failed when one did (see [`blame`](Self::blame)).
+    /// node that failed when one did (see [`blame`](Self::blame)).
     pub(crate) fn coordinator_run(&self, script: &str) -> Result<String> {
         self.coordinator.run(script).map_err(|e| self.blame(e))
     }
 
     /// The rows of one query on the coordinator (see [`PgServer::rows`]),
-    /// naming the shard that failed when one did.
+    /// naming the node that failed when one did.
     pub(crate) fn coordinator_rows(&self, query: &str) -> Result<Vec<Vec<String>>> {
         self.coordinator.rows(query).map_err(|e| self.blame(e))
     }
 
     /// The error of a coordinator's statement that failed, as the error of
-    /// the shard whose server has exited, if one has (and the coordinator
+    /// the node whose server has exited, if one has (and the coordinator
     /// lives): the coordinator only relays that its connection to some
-    /// shard closed, naming itself and a partition, while the cause is the
-    /// shard's server. The coordinator's own message follows.
+    /// node closed, naming itself and a partition, while the cause is the
+    /// node's server. The coordinator's own message follows.
     fn blame(&self, e: Error) -> Error {
         if !self.coordinator.alive() {
             return e;
         }
-        match self.shards.iter().find(|s| !s.alive()) {
+        match self.nodes.iter().find(|s| !s.alive()) {
             Some(dead) => dead.failed(format!(
-                "its process has exited, and the coordinator's statement through it (foreign server \"shard_{}\") \
+                "its process has exited, and the coordinator's statement through it (foreign server \"node_{}\") \
                  failed: {e}",
                 dead.name()
             )),
@@ -258,7 +258,7 @@ impl PgShards {
         }
     }
 
-    /// The port of server `name` (a shard, or [`COORDINATOR`]) on 127.0.0.1.
+    /// The port of server `name` (a node, or [`COORDINATOR`]) on 127.0.0.1.
     pub fn port(&self, name: &str) -> Result<u16> {
         self.server(name).map(PgServer::port)
     }
@@ -266,20 +266,20 @@ impl PgShards {
     /// The process id and data directory of every server, the coordinator
     /// first: what must be gone once this value is dropped.
     pub fn footprint(&self) -> Vec<(u32, PathBuf)> {
-        std::iter::once(&self.coordinator).chain(&self.shards).map(|s| (s.pid(), s.dir().to_path_buf())).collect()
+        std::iter::once(&self.coordinator).chain(&self.nodes).map(|s| (s.pid(), s.dir().to_path_buf())).collect()
     }
 
-    /// Run one SQL query on server `name` (a shard or [`COORDINATOR`]) and
+    /// Run one SQL query on server `name` (a node or [`COORDINATOR`]) and
     /// return its rows, each a list of fields as text (NULL as "", other
     /// text as psql prints it). When a statement of the coordinator fails
-    /// because a shard's server has exited, the error is that shard's
+    /// because a node's server has exited, the error is that node's
     /// ([`Error::ServerFailed`] naming it and its port), with the
     /// coordinator's message; so for every call of this driver.
     pub fn query(&self, name: &str, sql: &str) -> Result<Vec<Vec<String>>> {
         if name == COORDINATOR {
             return self.coordinator_rows(sql);
         }
-        self.shard(name)?.rows(sql)
+        self.node(name)?.rows(sql)
     }
 
     /// Run SQL statements on server `name` and return what they printed
@@ -288,7 +288,7 @@ impl PgShards {
         if name == COORDINATOR {
             return self.coordinator_run(sql);
         }
-        self.shard(name)?.run(sql)
+        self.node(name)?.run(sql)
     }
 
     pub(crate) fn spec(&self, table: &str) -> Result<&TableSpec> {
@@ -308,7 +308,7 @@ impl PgShards {
         format!("{table}__p{}", self.next_partition)
     }
 
-    /// Create the table of `spec`: its partitions' tables on their shards,
+    /// Create the table of `spec`: its partitions' tables on their nodes,
     /// then the partitioned table and its foreign partitions on the
     /// coordinator.
     pub fn create(&mut self, spec: &TableSpec) -> Result<()> {
@@ -319,24 +319,24 @@ impl PgShards {
                 by: "a table these servers have already (PgShards::create made it)",
             });
         }
-        for (_, _, shard) in spec.ranges() {
-            self.shard(shard)?;
+        for (_, _, node) in spec.ranges() {
+            self.node(node)?;
         }
         let cols = spec.columns_sql();
         let names: Vec<String> = spec.ranges().iter().map(|_| self.partition_name(spec.name())).collect();
-        for shard in self.names() {
+        for node in self.names() {
             let mine: Vec<&String> =
-                names.iter().zip(spec.ranges()).filter(|(_, r)| r.2 == shard).map(|(n, _)| n).collect();
+                names.iter().zip(spec.ranges()).filter(|(_, r)| r.2 == node).map(|(n, _)| n).collect();
             if !mine.is_empty() {
                 let ddl: String =
                     mine.iter().map(|n| format!("CREATE TABLE {n} ({cols}, PRIMARY KEY (key));\n")).collect();
-                self.shard(&shard)?.run(&ddl)?;
+                self.node(&node)?.run(&ddl)?;
             }
         }
         let mut ddl = format!("CREATE TABLE {} ({cols}) PARTITION BY RANGE ({});\n", spec.name(), spec.by().column());
-        for (n, (lo, hi, shard)) in names.iter().zip(spec.ranges()) {
+        for (n, (lo, hi, node)) in names.iter().zip(spec.ranges()) {
             ddl += &format!(
-                "CREATE FOREIGN TABLE {n} PARTITION OF {} FOR VALUES FROM ({}) TO ({}) SERVER \"shard_{shard}\" \
+                "CREATE FOREIGN TABLE {n} PARTITION OF {} FOR VALUES FROM ({}) TO ({}) SERVER \"node_{node}\" \
                  OPTIONS (table_name '{n}');\n",
                 spec.name(),
                 lo.sql(),
@@ -373,25 +373,25 @@ impl PgShards {
             let inner = bound.strip_prefix("FOR VALUES FROM (").ok_or_else(bad)?;
             let (lo, hi) = split_bounds(inner).ok_or_else(bad)?;
             let (lower, upper) = (Bound::parse(lo, by).ok_or_else(bad)?, Bound::parse(hi, by).ok_or_else(bad)?);
-            let shard = server.strip_prefix("shard_").unwrap_or(&server).to_string();
-            parts.push(Partition { name, lower, upper, shard });
+            let node = server.strip_prefix("node_").unwrap_or(&server).to_string();
+            parts.push(Partition { name, lower, upper, node });
         }
         parts.sort_by(|a, b| a.lower.cmp(&b.lower));
         Ok(parts)
     }
 
-    /// Rows of each partition of `table`, counted on its shard directly.
+    /// Rows of each partition of `table`, counted on its node directly.
     pub fn rows_per_partition(&self, table: &str) -> Result<Vec<(Partition, u64)>> {
         let parts = self.partitions(table)?;
         let mut counts = std::collections::BTreeMap::new();
-        for shard in &self.shards {
-            let mine: Vec<&Partition> = parts.iter().filter(|p| p.shard == shard.name()).collect();
+        for node in &self.nodes {
+            let mine: Vec<&Partition> = parts.iter().filter(|p| p.node == node.name()).collect();
             if mine.is_empty() {
                 continue;
             }
             let q: Vec<String> =
                 mine.iter().map(|p| format!("SELECT {}, count(*) FROM {}", literal(&p.name), p.name)).collect();
-            for r in shard.rows(&q.join(" UNION ALL "))? {
+            for r in node.rows(&q.join(" UNION ALL "))? {
                 if let [name, n] = &r[..] {
                     counts.insert(name.clone(), n.parse::<u64>().unwrap_or(0));
                 }
@@ -406,40 +406,40 @@ impl PgShards {
             .collect())
     }
 
-    /// Rows of `table` on each shard (in the order given to
-    /// [`start`](PgShards::start)), counted on the shard directly.
-    pub fn rows_per_shard(&self, table: &str) -> Result<Vec<(String, u64)>> {
+    /// Rows of `table` on each node (in the order given to
+    /// [`start`](PgShards::start)), counted on the node directly.
+    pub fn rows_per_node(&self, table: &str) -> Result<Vec<(String, u64)>> {
         let per = self.rows_per_partition(table)?;
         Ok(self
             .names()
             .into_iter()
             .map(|s| {
-                let n = per.iter().filter(|(p, _)| p.shard == s).map(|(_, n)| n).sum();
+                let n = per.iter().filter(|(p, _)| p.node == s).map(|(_, n)| n).sum();
                 (s, n)
             })
             .collect())
     }
 
-    /// Every key of `table` and the shard that holds it, read from each
-    /// shard directly, in key order. Each key comes back as it was stored,
+    /// Every key of `table` and the node that holds it, read from each
+    /// node directly, in key order. Each key comes back as it was stored,
     /// every code point: it is read as the hex of its bytes (see
     /// [`partitions`](Self::partitions)).
-    pub fn shard_of_each(&self, table: &str) -> Result<Vec<(String, String)>> {
+    pub fn node_of_each(&self, table: &str) -> Result<Vec<(String, String)>> {
         let parts = self.partitions(table)?;
         let mut out = Vec::new();
-        for shard in &self.shards {
+        for node in &self.nodes {
             let mine: Vec<String> = parts
                 .iter()
-                .filter(|p| p.shard == shard.name())
+                .filter(|p| p.node == node.name())
                 .map(|p| format!("SELECT {} FROM {}", hex_text("key"), p.name))
                 .collect();
             if mine.is_empty() {
                 continue;
             }
-            for r in shard.rows(&mine.join(" UNION ALL "))? {
+            for r in node.rows(&mine.join(" UNION ALL "))? {
                 let hex = r.into_iter().next().unwrap_or_default();
-                let key = unhex(&hex).ok_or_else(|| shard.failed(format!("a key of {table} is not hex: {hex:?}")))?;
-                out.push((key, shard.name().to_string()));
+                let key = unhex(&hex).ok_or_else(|| node.failed(format!("a key of {table} is not hex: {hex:?}")))?;
+                out.push((key, node.name().to_string()));
             }
         }
         out.sort();
@@ -447,14 +447,14 @@ impl PgShards {
     }
 
     /// The coordinator's plan for `query` (`EXPLAIN (COSTS OFF)`) and the
-    /// partitions and shards it scans.
+    /// partitions and nodes it scans.
     pub fn explain(&self, query: &str) -> Result<Plan> {
         self.plan(&format!("EXPLAIN (COSTS OFF) {query}"))
     }
 
     /// [`explain`](PgShards::explain) with the query run
     /// (`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)`): each scan
-    /// also says how many rows its shard returned.
+    /// also says how many rows its node returned.
     pub fn explain_analyze(&self, query: &str) -> Result<Plan> {
         self.plan(&format!("EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) {query}"))
     }
@@ -464,7 +464,7 @@ impl PgShards {
         let mut where_is = std::collections::BTreeMap::new();
         for t in &self.tables {
             for p in self.partitions(t.name())? {
-                where_is.insert(p.name, p.shard);
+                where_is.insert(p.name, p.node);
             }
         }
         let scans = text
@@ -476,23 +476,23 @@ impl PgShards {
                 let rows = rest
                     .split_once("rows=")
                     .and_then(|(_, r)| r.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok());
-                let shard = where_is.get(rel)?.clone();
-                Some(Scan { partition: rel.to_string(), shard, rows, concurrent: before.trim_end().ends_with("Async") })
+                let node = where_is.get(rel)?.clone();
+                Some(Scan { partition: rel.to_string(), node, rows, concurrent: before.trim_end().ends_with("Async") })
             })
             .collect();
         Ok(Plan { text, scans })
     }
 
-    /// Rows inserted so far into `table`'s partitions on each shard, by the
-    /// shard's own counter (`pg_stat_user_tables.n_tup_ins`, which counts
+    /// Rows inserted so far into `table`'s partitions on each node, by the
+    /// node's own counter (`pg_stat_user_tables.n_tup_ins`, which counts
     /// rows a split moved in as well). PostgreSQL publishes a session's
     /// counts when the session ends, moments after the coordinator's: this
     /// waits (at most 5 s) until two reads 50 ms apart agree.
-    pub fn inserts_per_shard(&self, table: &str) -> Result<Vec<(String, u64)>> {
+    pub fn inserts_per_node(&self, table: &str) -> Result<Vec<(String, u64)>> {
         self.spec(table)?;
         let pattern = literal(&format!("{}\\_\\_p%", table));
         let read = || -> Result<Vec<(String, u64)>> {
-            self.shards
+            self.nodes
                 .iter()
                 .map(|s| {
                     let n = s.number(&format!(
@@ -519,7 +519,7 @@ impl Drop for PgShards {
     fn drop(&mut self) {
         // Ask every server to stop at once, then wait for each.
         self.coordinator.release();
-        for s in &mut self.shards {
+        for s in &mut self.nodes {
             s.release();
         }
     }

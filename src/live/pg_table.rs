@@ -1,5 +1,5 @@
 //! The shape of a range-sharded PostgreSQL table: its columns, what its
-//! ranges are ranges of, and each range's bounds and shard ([`TableSpec`]),
+//! ranges are ranges of, and each range's bounds and node ([`TableSpec`]),
 //! as [`PgShards::create`](crate::live::PgShards::create) builds it, and
 //! each partition as the coordinator's catalog reads back ([`Partition`]).
 //!
@@ -26,7 +26,7 @@ use crate::{limits, Error, HashWidth, Result};
 use std::fmt;
 
 /// The most ranges (partitions) one table has: each is a table on its
-/// shard and a foreign table on the coordinator.
+/// node and a foreign table on the coordinator.
 pub const MAX_PARTITIONS: usize = 10_000;
 
 /// One end of a partition's range, as PostgreSQL writes it in
@@ -124,7 +124,7 @@ impl RangeOf {
 }
 
 /// A range-sharded table to create: its name, what its ranges are of, each
-/// range and the shard it lives on, and any columns beyond `key`, `h`,
+/// range and the node it lives on, and any columns beyond `key`, `h`,
 /// `seq`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableSpec {
@@ -136,7 +136,7 @@ pub struct TableSpec {
 
 impl TableSpec {
     /// A table sharded by ranges of its key: `ranges` are (lower, upper,
-    /// shard), lower inclusive, upper exclusive, in key order, each lower
+    /// node), lower inclusive, upper exclusive, in key order, each lower
     /// the previous upper, from [`Bound::Min`] to [`Bound::Max`].
     pub fn by_key<I, S>(name: &str, ranges: I) -> Result<TableSpec>
     where
@@ -210,7 +210,7 @@ impl TableSpec {
     /// [`KeyRanges`](crate::KeyRanges) (its boundaries must be text, as
     /// PostgreSQL's `text` holds them: UTF-8 without NUL) or of a
     /// [`HashRanges`](crate::HashRanges) at
-    /// [`HashWidth::Bits32`] (the column `h`), each on the shard named like
+    /// [`HashWidth::Bits32`] (the column `h`), each on the node named like
     /// its node.
     pub fn from_layout(name: &str, layout: impl Into<RangeLayout>) -> Result<TableSpec> {
         let layout = layout.into();
@@ -283,7 +283,7 @@ impl TableSpec {
         self.by
     }
 
-    /// Each range: lower bound, upper bound, shard.
+    /// Each range: lower bound, upper bound, node.
     pub fn ranges(&self) -> &[(Bound, Bound, String)] {
         &self.ranges
     }
@@ -317,18 +317,18 @@ pub(crate) fn check_text(what: &'static str, s: &str) -> Result<()> {
 }
 
 /// One partition of a table, as the coordinator's catalog says: its name,
-/// its range and the shard that holds its rows.
+/// its range and the node that holds its rows.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Partition {
-    /// The partition's table name (the same on the coordinator and on its shard).
+    /// The partition's table name (the same on the coordinator and on its node).
     pub name: String,
     /// Its lower bound (inclusive).
     pub lower: Bound,
     /// Its upper bound (exclusive).
     pub upper: Bound,
-    /// The shard whose table holds its rows.
-    pub shard: String,
+    /// The node whose table holds its rows.
+    pub node: String,
 }
 
 /// `"'a') TO ('b')"` as (`'a'`, `'b'`), quotes inside literals respected.

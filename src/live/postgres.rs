@@ -15,7 +15,7 @@
 //! temporary directory. Measured on 2 cores: one `initdb` takes 1.0 s on
 //! disk and 0.33 s in memory; five side by side, 1.1 s in memory; five
 //! copies of its 39 MB side by side 2.0 s on disk and 0.13 s in memory. A
-//! coordinator and four shards start in about 0.6 s
+//! coordinator and four nodes start in about 0.6 s
 //! (`cargo run --release --features postgres --example pg_shards`).
 //!
 //! **Run as `postgres` when root.** `postgres` refuses to run as root. A

@@ -1,7 +1,8 @@
-//! Tables for the live PostgreSQL shards (feature `postgres`): a table's
+//! Tables for the live PostgreSQL nodes (feature `postgres`): a table's
 //! partitions and their rows, a query's plan, a split, a replayed growth.
 //! (Predictions beside observations are the tutor's `Checks`.)
 
+use crate::live::pg_index::HalfDone;
 use crate::live::{Bound, Inserted, Partition, Plan, Replayed, Split, Step};
 use crate::present::tables::{shows_as_table, Table};
 use crate::present::thousands;
@@ -14,27 +15,27 @@ fn bound(b: &Bound) -> String {
     }
 }
 
-/// The partitions of a table, each with its range, its shard and the rows
-/// its shard holds ([`PgShards::rows_per_partition`](crate::live::PgShards::rows_per_partition)).
+/// The partitions of a table, each with its range, its node and the rows
+/// its node holds ([`PgShards::rows_per_partition`](crate::live::PgShards::rows_per_partition)).
 pub fn partitions_table(title: &str, parts: &[(Partition, u64)]) -> Table {
-    let mut t = Table::new(title, ["partition", "from", "to (excluded)", "shard", "rows"]);
+    let mut t = Table::new(title, ["partition", "from", "to (excluded)", "node", "rows"]);
     for (p, n) in parts {
-        t.row([p.name.clone(), bound(&p.lower), bound(&p.upper), p.shard.clone(), thousands(*n)]);
+        t.row([p.name.clone(), bound(&p.lower), bound(&p.upper), p.node.clone(), thousands(*n)]);
     }
-    t.note("read from the coordinator's catalog; rows counted on each shard directly");
+    t.note("read from the coordinator's catalog; rows counted on each node directly");
     t
 }
 
 impl Plan {
-    /// The partitions the plan scans and their shards, the plan below.
+    /// The partitions the plan scans and their nodes, the plan below.
     pub fn table(&self) -> Table {
         let ran = self.scans.iter().any(|s| s.rows.is_some());
         let head: &[&str] =
-            if ran { &["partition", "shard", "scan", "rows returned"] } else { &["partition", "shard", "scan"] };
+            if ran { &["partition", "node", "scan", "rows returned"] } else { &["partition", "node", "scan"] };
         let mut t = Table::new("EXPLAIN on the coordinator: the partitions it scans", head.iter().copied());
         for s in &self.scans {
             let how = if s.concurrent { "concurrent (async)" } else { "one after another" };
-            let mut row = vec![s.partition.clone(), s.shard.clone(), how.to_string()];
+            let mut row = vec![s.partition.clone(), s.node.clone(), how.to_string()];
             if ran {
                 row.push(s.rows.map_or("—".into(), thousands));
             }
@@ -50,12 +51,15 @@ shows_as_table!(Plan);
 impl Split {
     /// What moved where.
     pub fn table(&self) -> Table {
-        let mut t = Table::new(format!("split at {}", bound(&self.at)), ["partition", "shard", "rows"]);
+        let mut t = Table::new(format!("split at {}", bound(&self.at)), ["partition", "node", "rows"]);
         t.row([format!("{} (below {})", self.partition, bound(&self.at)), self.from.clone(), thousands(self.kept)]);
         t.row([format!("{} (from {})", self.new_partition, bound(&self.at)), self.to.clone(), thousands(self.moved)]);
         t.note(format!(
-            "{} rows moved into the new partition, in one transaction of the coordinator",
-            thousands(self.moved)
+            "{} rows moved through the coordinator: deleted on {} and inserted on {}, two remote commits \
+             one after the other (postgres_fdw has no two-phase commit)",
+            thousands(self.moved),
+            self.from,
+            self.to
         ));
         t
     }
@@ -75,16 +79,16 @@ impl Inserted {
 shows_as_table!(Inserted);
 
 impl Replayed {
-    /// Every split and move as PostgreSQL saw it, then the rows per shard.
+    /// Every split and move as PostgreSQL saw it, then the rows per node.
     pub fn table(&self) -> Table {
-        let mut t = Table::new("replayed on the live shards", ["arrival", "step", "partition", "shard", "rows"]);
+        let mut t = Table::new("replayed on the live nodes", ["arrival", "step", "partition", "node", "rows"]);
         for s in &self.steps {
             match s {
-                Step::Split { arrival, partition, shard, rows, at, moved } => t.row([
+                Step::Split { arrival, partition, node, rows, at, moved } => t.row([
                     thousands(*arrival),
                     format!("split at median {}", bound(at)),
                     partition.clone(),
-                    shard.clone(),
+                    node.clone(),
                     format!("{} ({} to the upper half)", thousands(*rows), thousands(*moved)),
                 ]),
                 Step::Move { arrival, partition, from, to, moved } => t.row([
@@ -96,10 +100,49 @@ impl Replayed {
                 ]),
             };
         }
-        let per: Vec<String> = self.rows_per_shard.iter().map(|(s, n)| format!("{s} {}", thousands(*n))).collect();
-        t.note(format!("rows per shard at the end: {}", per.join(" · ")));
+        let per: Vec<String> = self.rows_per_node.iter().map(|(s, n)| format!("{s} {}", thousands(*n))).collect();
+        t.note(format!("rows per node at the end: {}", per.join(" · ")));
         t
     }
 }
 
 shows_as_table!(Replayed);
+
+impl HalfDone {
+    /// Each node the write touched: what it was sent, what it holds now, and whether its
+    /// part committed.
+    pub fn table(&self) -> Table {
+        let mut t = Table::new(
+            format!("one write to {} and its postings, the coordinator killed between the nodes' commits", self.table),
+            ["node", "rows sent", "postings sent", "rows there now", "postings there now", "its part"],
+        );
+        for n in &self.nodes {
+            let part = if n.committed() {
+                "committed"
+            } else if n.rows_left + n.postings_left == 0 {
+                "rolled back"
+            } else {
+                "partly there"
+            };
+            t.row([
+                n.node.clone(),
+                thousands(n.rows_sent),
+                thousands(n.postings_sent),
+                thousands(n.rows_left),
+                thousands(n.postings_left),
+                part.to_string(),
+            ]);
+        }
+        t.note(format!(
+            "postgres_fdw sent COMMIT to {} first; the coordinator died before the next: {} of {} rows and postings \
+             are there{}",
+            self.committed_first,
+            thousands(self.left()),
+            thousands(self.sent()),
+            if self.is_half_done() { ", the write half done" } else { "" }
+        ));
+        t
+    }
+}
+
+shows_as_table!(HalfDone);

@@ -20,4 +20,4 @@ pub mod reproduce;
 pub use check::{Check, Checks, Theory, Verdict};
 pub use guess::{Guess, Quiz};
 pub use params::{Param, Params};
-pub use predictions::{Measured, Prediction, Predictions};
+pub use predictions::{Measured, Prediction, Predictions, Source};

@@ -1,6 +1,6 @@
-//! Live PostgreSQL shards beside the crate's prediction of them, as
+//! Live PostgreSQL nodes beside the crate's prediction of them, as
 //! [`Checks`] whose reference column is "predicted": where every row is,
-//! which shards a query touches, and a growing table's splits and moves
+//! which nodes a query touches, and a growing table's splits and moves
 //! ([`PgShards`](crate::live::PgShards)).
 //!
 //! ```
@@ -23,11 +23,11 @@ use crate::tutor::check::{Check, Checks};
 use crate::{HashWidth, Result};
 
 impl Checks {
-    /// Every row where `layout` puts it, beside where the shards hold it
-    /// (`observed`: each key and its shard, as
-    /// [`PgShards::shard_of_each`](crate::live::PgShards::shard_of_each) reads
-    /// them): rows per shard, then every row on its predicted shard, the
-    /// first that is not named. A key the shards hold that is not in `keys`,
+    /// Every row where `layout` puts it, beside where the nodes hold it
+    /// (`observed`: each key and its node, as
+    /// [`PgShards::node_of_each`](crate::live::PgShards::node_of_each) reads
+    /// them): rows per node, then every row on its predicted node, the
+    /// first that is not named. A key the nodes hold that is not in `keys`,
     /// or one they lack, counts as misplaced.
     pub fn rows_placed<P: Locate>(
         title: impl Into<String>,
@@ -72,27 +72,27 @@ impl Checks {
                 .filter(|(k, _)| !known.contains(k.as_str()))
                 .map(|(k, s)| (format!("{k:?}"), "nowhere (not a key of the set)".to_string(), s.clone())),
         );
-        c.push(Check::placements("rows on their predicted shard", rows));
+        c.push(Check::placements("rows on their predicted node", rows));
         Ok(c)
     }
 
-    /// The shards a query touches: the crate's [`RangeQuery`] (the nodes a
+    /// The nodes a query touches: the crate's [`RangeQuery`] (the nodes a
     /// router must ask) beside the partitions PostgreSQL's plan scans.
-    pub fn query_shards(title: impl Into<String>, predicted: &RangeQuery, plan: &Plan) -> Checks {
+    pub fn query_nodes(title: impl Into<String>, predicted: &RangeQuery, plan: &Plan) -> Checks {
         let names = predicted.nodes();
         let want: Vec<String> = predicted.nodes_routed().iter().map(|&n| names[n as usize].clone()).collect();
-        let got = plan.shards(names);
+        let got = plan.nodes(names);
         let mut c = Checks::predicted(title);
-        c.push(Check::count("shards touched", want.len() as u64, got.len() as u64));
+        c.push(Check::count("nodes asked", want.len() as u64, got.len() as u64));
         c.push(Check::new("which", want.join(", "), got.join(", ")));
         c
     }
 
-    /// The shards an index lookup asks first (the [`IndexQuery`]'s index
-    /// step: every shard under a local index, the term's postings shards
-    /// under a global one) beside the shards PostgreSQL's plan scans, of
-    /// `all` the shards.
-    pub fn index_shards<S: AsRef<str>>(
+    /// The nodes an index lookup asks first (the [`IndexQuery`]'s index
+    /// step: every node under a local index, the term's postings nodes
+    /// under a global one) beside the nodes PostgreSQL's plan scans, of
+    /// `all` the nodes.
+    pub fn index_nodes<S: AsRef<str>>(
         title: impl Into<String>,
         predicted: &IndexQuery,
         plan: &Plan,
@@ -100,17 +100,17 @@ impl Checks {
     ) -> Checks {
         let all: Vec<String> = all.iter().map(|s| s.as_ref().to_string()).collect();
         let want: Vec<&str> = predicted.index_step().iter().map(|s| s.node.as_str()).collect();
-        let got = plan.shards(&all);
+        let got = plan.nodes(&all);
         let mut c = Checks::predicted(title);
-        c.push(Check::count("shards asked", want.len() as u64, got.len() as u64));
+        c.push(Check::count("nodes asked", want.len() as u64, got.len() as u64));
         c.push(Check::new("which", want.join(", "), got.join(", ")));
         c
     }
 
-    /// A [`RangeGrowth`] run beside its replay on the live shards
+    /// A [`RangeGrowth`] run beside its replay on the live nodes
     /// ([`PgShards::replay`](crate::live::PgShards::replay)): the splits,
     /// each split's rows and median key, the moves and the rows they moved,
-    /// then the rows of every range and of every shard at the end.
+    /// then the rows of every range and of every node at the end.
     pub fn replayed(title: impl Into<String>, growth: &RangeGrowth, seen: &Replayed) -> Checks {
         let mut c = Checks::predicted(title);
         let splits: Vec<&Step> = seen.splits().collect();
@@ -141,27 +141,27 @@ impl Checks {
         c.push(Check::count("rows moved by the balancer", growth.rows_moved(), moved.iter().sum()));
         let ranges = growth.ranges().iter().zip(&seen.partitions).map(|(r, (p, n))| {
             let node = &growth.nodes()[r.owner as usize];
-            (format!("range {}", r.index), format!("{} rows on {node}", r.rows), format!("{n} rows on {}", p.shard))
+            (format!("range {}", r.index), format!("{} rows on {node}", r.rows), format!("{n} rows on {}", p.node))
         });
-        c.push(Check::placements("ranges with the predicted rows, on the predicted shard", ranges));
+        c.push(Check::placements("ranges with the predicted rows, on the predicted node", ranges));
         for (i, n) in growth.nodes().iter().enumerate() {
-            let got = seen.rows_per_shard.iter().find(|(s, _)| s == n).map_or(0, |(_, r)| *r);
+            let got = seen.rows_per_node.iter().find(|(s, _)| s == n).map_or(0, |(_, r)| *r);
             c.push(Check::count(format!("rows on {n}"), growth.rows_per_node()[i], got));
         }
         c
     }
 
-    /// Counts per shard, predicted beside observed: one row each, labelled
-    /// `"{unit} on {shard}"`.
-    pub fn per_shard<S: AsRef<str>>(
+    /// Counts per node, predicted beside observed: one row each, labelled
+    /// `"{unit} on {node}"`.
+    pub fn per_node<S: AsRef<str>>(
         title: impl Into<String>,
         unit: &str,
-        shards: &[S],
+        nodes: &[S],
         predicted: &[u64],
         observed: &[(String, u64)],
     ) -> Checks {
         let mut c = Checks::predicted(title);
-        for (i, s) in shards.iter().enumerate() {
+        for (i, s) in nodes.iter().enumerate() {
             let got = observed.iter().find(|(n, _)| n == s.as_ref()).map_or(0, |(_, v)| *v);
             c.push(Check::count(format!("{unit} on {}", s.as_ref()), predicted.get(i).copied().unwrap_or(0), got));
         }

@@ -13,6 +13,20 @@
 //! let table = book.table().to_string();
 //! assert!(table.contains("−50.9 points"), "{table}");
 //! ```
+//!
+//! A figure that a model gives, not a measurement (a formula, a simulation), is recorded as the
+//! model's, and the live system's figure can be set beside it later, when a cell has measured it:
+//!
+//! ```
+//! use reshard::tutor::{Guess, Predictions};
+//! let mut book = Predictions::in_memory("10");
+//! let line = book.model_share("slow queries, 4 nodes", Guess::percent(1.0), 0.0394);
+//! assert_eq!(line, "prediction · slow queries, 4 nodes: your guess 1% · model 3.9%\n");
+//! let line = book.live_share("slow queries, 4 nodes", 0.038);
+//! assert_eq!(line, "live · slow queries, 4 nodes: 3.8% (the model: 3.9%)\n");
+//! let table = book.table().to_string();
+//! assert!(table.contains("3.9% (model)") && table.contains("3.8%"), "{table}");
+//! ```
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -34,7 +48,19 @@ pub enum Measured {
     Count(u64),
 }
 
-/// One prediction: what was asked (a short label), the guess, the measurement.
+/// Where a prediction's answer comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Source {
+    /// Counted or measured by this run (the crate's exact count, or a live system's).
+    #[default]
+    Measured,
+    /// A model's figure (a formula, a seeded simulation), which a live run can be set beside
+    /// ([`Predictions::live_share`]).
+    Model,
+}
+
+/// One prediction: what was asked (a short label), the guess, the answer, and the live
+/// system's figure when one was measured beside a model.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Prediction {
@@ -42,8 +68,12 @@ pub struct Prediction {
     pub label: String,
     /// The reader's guess (`Guess::None` when none was written).
     pub guess: Guess,
-    /// This run's figure.
+    /// This run's figure (the answer the guess is graded against).
     pub measured: Measured,
+    /// Whether `measured` is a measurement or a model's figure.
+    pub source: Source,
+    /// The live system's figure, set beside a model's ([`Predictions::live_share`]).
+    pub live: Option<Measured>,
 }
 
 /// The reader's predictions in one lab, in the order first asked.
@@ -112,12 +142,62 @@ impl Predictions {
     /// measured 90.9%\n"` (or `no guess written`). Asking the same label
     /// again replaces the earlier row.
     pub fn share(&mut self, label: &str, guess: Guess, measured: f64) -> String {
-        self.record(label, guess, Measured::Share(measured))
+        self.record(label, guess, Measured::Share(measured), Source::Measured)
     }
 
     /// Record a guessed count against the measured one (see [`Predictions::share`]).
     pub fn count(&mut self, label: &str, guess: Guess, measured: u64) -> String {
-        self.record(label, guess, Measured::Count(measured))
+        self.record(label, guess, Measured::Count(measured), Source::Measured)
+    }
+
+    /// Record a guessed share against a model's figure (a formula's, a simulation's), not a
+    /// measurement: the line says `· model 3.9%`, and the table marks it "(model)". A live
+    /// system's figure can follow with [`Predictions::live_share`].
+    pub fn model_share(&mut self, label: &str, guess: Guess, model: f64) -> String {
+        self.record(label, guess, Measured::Share(model), Source::Model)
+    }
+
+    /// Record a guessed count against a model's figure (see [`Predictions::model_share`]).
+    pub fn model_count(&mut self, label: &str, guess: Guess, model: u64) -> String {
+        self.record(label, guess, Measured::Count(model), Source::Model)
+    }
+
+    /// Set the live system's share beside the answer of question `label` (recorded before
+    /// with [`Predictions::model_share`] or [`Predictions::share`]), and return the line a cell
+    /// prints: `"live · {label}: 3.8% (the model: 3.9%)\n"`. A label not asked before is added
+    /// with the live figure as its answer and no guess.
+    pub fn live_share(&mut self, label: &str, live: f64) -> String {
+        self.set_live(label, Measured::Share(live))
+    }
+
+    /// Set the live system's count beside the answer of question `label` (see
+    /// [`Predictions::live_share`]).
+    pub fn live_count(&mut self, label: &str, live: u64) -> String {
+        self.set_live(label, Measured::Count(live))
+    }
+
+    fn set_live(&mut self, label: &str, live: Measured) -> String {
+        let label = label.replace(['\t', '\n'], " ");
+        let beside = match self.rows.iter_mut().find(|r| r.label == label) {
+            Some(r) => {
+                r.live = Some(live);
+                let what = if r.source == Source::Model { "the model" } else { "the crate" };
+                format!(" ({what}: {})", show_measured(r.measured))
+            }
+            None => {
+                let row = Prediction {
+                    label: label.clone(),
+                    guess: Guess::None,
+                    measured: live,
+                    source: Source::Measured,
+                    live: None,
+                };
+                self.rows.push(row);
+                String::new()
+            }
+        };
+        self.save();
+        format!("live · {label}: {}{beside}\n", show_measured(live))
     }
 
     /// The predictions recorded so far.
@@ -125,9 +205,9 @@ impl Predictions {
         &self.rows
     }
 
-    fn record(&mut self, label: &str, guess: Guess, measured: Measured) -> String {
+    fn record(&mut self, label: &str, guess: Guess, measured: Measured, source: Source) -> String {
         let label = label.replace(['\t', '\n'], " ");
-        let row = Prediction { label: label.clone(), guess, measured };
+        let row = Prediction { label: label.clone(), guess, measured, source, live: None };
         match self.rows.iter_mut().find(|r| r.label == label) {
             Some(r) => *r = row,
             None => self.rows.push(row),
@@ -137,14 +217,18 @@ impl Predictions {
             Guess::None => "no guess written".to_string(),
             g => format!("your guess {}", show_guess(g)),
         };
-        format!("prediction · {label}: {yours} · measured {}\n", show_measured(measured))
+        let kind = if source == Source::Model { "model" } else { "measured" };
+        format!("prediction · {label}: {yours} · {kind} {}\n", show_measured(measured))
     }
 
     fn save(&mut self) {
         let Some(file) = &self.file else { return };
-        let mut text = String::from("# label\tguess\tmeasured (written by reshard::tutor::Predictions)\n");
+        let mut text = String::from("# label\tguess\tmeasured\tlive (written by reshard::tutor::Predictions)\n");
         for r in &self.rows {
-            let _ = writeln!(text, "{}\t{}\t{}", r.label, guess_field(r.guess), measured_field(r.measured));
+            let model = if r.source == Source::Model { "model-" } else { "" };
+            let live = r.live.map_or("-".to_string(), measured_field);
+            let (guess, measured) = (guess_field(r.guess), measured_field(r.measured));
+            let _ = writeln!(text, "{}\t{guess}\t{model}{measured}\t{live}", r.label);
         }
         if let Err(e) = std::fs::write(file, text) {
             self.trouble = Some(format!("could not write {}: {e}", file.display()));
@@ -153,11 +237,17 @@ impl Predictions {
 
     /// "Your predictions": every question asked so far, the guess, the
     /// measurement and how far off the guess was.
+    ///
+    /// A lab that sets a model's figures beside live ones heads the answers "answer" (each
+    /// model's marked "(model)") and adds a column "live"; otherwise the table is as above.
     pub fn table(&self) -> Table {
-        let mut t = Table::new(
-            format!("your predictions · lab {}", self.lab),
-            ["question", "your guess", "measured", "off by"],
-        );
+        let models = self.rows.iter().any(|r| r.source == Source::Model);
+        let live = self.rows.iter().any(|r| r.live.is_some());
+        let mut head = vec!["question", "your guess", if models { "answer" } else { "measured" }, "off by"];
+        if live {
+            head.push("live");
+        }
+        let mut t = Table::new(format!("your predictions · lab {}", self.lab), head);
         for r in &self.rows {
             let off = match (r.guess, r.measured) {
                 (Guess::None, _) => String::new(),
@@ -167,7 +257,15 @@ impl Predictions {
                 (Guess::Count(_), Measured::Share(_)) => "(a count guessed for a share)".into(),
             };
             let yours = if r.guess == Guess::None { "—".to_string() } else { show_guess(r.guess) };
-            t.row([r.label.clone(), yours, show_measured(r.measured), off]);
+            let answer = match r.source {
+                Source::Model => format!("{} (model)", show_measured(r.measured)),
+                Source::Measured => show_measured(r.measured),
+            };
+            let mut row = vec![r.label.clone(), yours, answer, off];
+            if live {
+                row.push(r.live.map_or(String::new(), show_measured));
+            }
+            t.row(row);
         }
         if self.rows.is_empty() {
             t.note("no prediction recorded yet: run the cells under each Predict");
@@ -273,18 +371,29 @@ fn parse_row(line: &str) -> Option<Prediction> {
     }
     let mut f = line.split('\t');
     let (label, guess, measured) = (f.next()?, f.next()?, f.next()?);
+    let parse_measured = |field: &str| -> Option<Measured> {
+        match field.split_once(':')? {
+            ("share", v) => Some(Measured::Share(v.parse().ok()?)),
+            ("count", v) => Some(Measured::Count(v.parse().ok()?)),
+            _ => None,
+        }
+    };
+    let (source, measured) = match measured.strip_prefix("model-") {
+        Some(m) => (Source::Model, m),
+        None => (Source::Measured, measured),
+    };
+    let live = match f.next() {
+        None | Some("-") => None,
+        Some(field) => Some(parse_measured(field)?),
+    };
     let guess = match guess.split_once(':') {
         None => Guess::None,
         Some(("share", v)) => Guess::Share(v.parse().ok()?),
         Some(("count", v)) => Guess::Count(v.parse().ok()?),
         Some(_) => return None,
     };
-    let measured = match measured.split_once(':')? {
-        ("share", v) => Measured::Share(v.parse().ok()?),
-        ("count", v) => Measured::Count(v.parse().ok()?),
-        _ => return None,
-    };
-    Some(Prediction { label: label.to_string(), guess, measured })
+    let measured = parse_measured(measured)?;
+    Some(Prediction { label: label.to_string(), guess, measured, source, live })
 }
 
 #[cfg(test)]
@@ -307,6 +416,37 @@ mod tests {
         assert_eq!(again.rows()[0].guess, Guess::Share(0.7));
         let t = again.table().to_string();
         assert!(t.contains("−5.0 points") && t.contains("−10 (0.90×)"), "{t}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_model_and_its_live_figure_are_kept_and_read_back() {
+        let dir = std::env::temp_dir().join(format!("reshard-predictions-live-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("10.predictions.tsv");
+        let _ = std::fs::remove_file(&file);
+        let mut book = Predictions::at("10", &file);
+        book.model_share("slow, 4 nodes", Guess::percent(4.0), 0.0394);
+        book.count("nodes asked", Guess::none(), 4);
+        assert_eq!(book.live_share("slow, 4 nodes", 0.038), "live · slow, 4 nodes: 3.8% (the model: 3.9%)\n");
+        assert_eq!(book.live_count("rows left", 2), "live · rows left: 2\n"); // not asked before: added
+        let again = Predictions::at("10", &file);
+        assert_eq!(again.rows(), book.rows());
+        assert_eq!(again.rows()[0].source, Source::Model);
+        assert_eq!(again.rows()[0].live, Some(Measured::Share(0.038)));
+        let t = again.table().to_string();
+        assert!(t.contains("answer") && t.contains("live") && t.contains("3.9% (model)"), "{t}");
+        assert!(t.contains("+0.1 points"), "{t}"); // graded against the model
+                                                   // a book without models or live figures keeps its old columns
+        let mut plain = Predictions::in_memory("01");
+        plain.count("x", Guess::none(), 1);
+        let t = plain.table().to_string();
+        assert!(t.contains("measured") && !t.contains("live") && !t.contains("answer"), "{t}");
+        // a file of the old three fields still reads
+        std::fs::write(&file, "# old\nshare moved\tshare:0.25\tshare:0.75\n").unwrap();
+        let old = Predictions::at("01", &file);
+        assert_eq!(old.rows().len(), 1);
+        assert_eq!((old.rows()[0].source, old.rows()[0].live), (Source::Measured, None));
         std::fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -70,7 +70,8 @@ Lab rules (issues 18 + 19; every lab NN-*.ipynb with NN >= 01, not 00-index):
   - an exercise: a code cell tagged `solution` (nbgrader solution metadata)
     with its model solution between `// BEGIN SOLUTION` and `// END SOLUTION`,
     and the next code cell tagged `check` with nbgrader metadata grade: true
-    and points;
+    and points, which calls its checker by its full path (`::reshard::tutor::exercises::…`)
+    and asserts with `::std::assert!`, so that no cell of the learner's can stand in for them;
   - "lcm" is spelled out, "lcm (least common multiple)", at its first use;
   - exactly one code cell tagged `parameters` (the worksheet prints its values as a list).
 
@@ -110,7 +111,9 @@ inspector or the notebook's JSON; the editions write the rest). On a `predict` c
   finding        "key-range-byte-order": the finding this Predict asks, once in the course
   accept         {"rows on A": "16,671 exactly; 16,000–17,500 shows the byte order was seen"}: per
                  asked value (its book label), what counts as right and why; the keys are the
-                 worksheet's line labels (never values) and the answer key's rows
+                 worksheet's line labels (never values) and the answer key's rows; a `{{label}}`
+                 in it (or in why, wrong, run_dependent) is the figure a line `label: value` of the
+                 step's outputs printed, which the answer key quotes (it must be printed)
   wrong          "25,000: a quarter each, as the boundaries suggest": the common wrong answer, and why
   why            one line: why the answer is what it is
   run_dependent  {"lookups that miss the new car": "60–67% over runs"}: a value that changes per run
@@ -266,7 +269,7 @@ def student_edition_problems(cells) -> list[tuple[int, str]]:
 # ---- the lab rules (issues 18 + 19) ----------------------------------------------------------
 
 FIGURE = re.compile(r"[−-]?\d[\d,]*(?:\.\d+)?\s?%?×?")
-BOOK_LINE = re.compile(r"\bbook\s*\.\s*(share|count)\s*\(")
+BOOK_LINE = re.compile(r"\bbook\s*\.\s*(model_)?(share|count)\s*\(")
 
 
 def is_lab(path: Path) -> bool:
@@ -422,6 +425,8 @@ def lab_problems(cells) -> list[tuple[int, str]]:
             found.append((i, "the code cell after a solution must be its check, tagged `check` "
                              "(`let report = exercises::…(…); … assert!(report.passed(), …)`)"))
             continue
+        for j in [k for k in range(nxt, len(cells)) if "check" in tags(cells[k])]:
+            found += check_path_problems(j, text(cells[j]["source"]))
         g = _nbgrader(cells[nxt])
         if not (g.get("grade") is True and g.get("grade_id") and isinstance(g.get("points"), (int, float))
                 and g["points"] > 0):
@@ -454,6 +459,23 @@ def lab_problems(cells) -> list[tuple[int, str]]:
     return found
 
 
+def check_path_problems(i: int, src: str) -> list[tuple[int, str]]:
+    """A check cell calls its checker by its full path (`::reshard::tutor::exercises::…`) and asserts
+    with `::std::assert!`: a cell of the learner's above it may define a module `exercises`, a
+    function, or a macro `assert` of its own, which an unqualified name would call instead (the
+    grade would then be the learner's to give)."""
+    found = []
+    code = _code(src)
+    for m in re.finditer(r"(?<![\w:])((?:reshard::tutor::)?exercises::\w+)", code):
+        found.append((i, f"the check calls `{m.group(1)}` by a path a cell of the learner's can shadow (a module "
+                         f"`exercises` of their own): call `::reshard::tutor::exercises::…`"))
+        break
+    if re.search(r"(?<![\w:])assert(_eq|_ne)?!", code):
+        found.append((i, "the check asserts with `assert!`, which a `macro_rules! assert` of the learner's replaces: "
+                         "write `::std::assert!`"))
+    return found
+
+
 # ---- figures, and the answers each Predict measured ---------------------------------------------
 
 # A figure as a reader sees it: 16,671 · 25.4% · 1.086× · 100_000 (in code). Not part of a name
@@ -462,7 +484,7 @@ def lab_problems(cells) -> list[tuple[int, str]]:
 FIGURE_TOKEN = re.compile(r"(?<![\w.,:/\"'#−-])(\d{1,3}(?:[,_]\d{3})+|\d+)(\.\d+)?(\s?%|×)?(?![\w:/\"'-]|[.,]\d)")
 # The line `book.share(…)` / `book.count(…)` prints (reshard::tutor::predictions).
 MEASURED_LINE = re.compile(
-    r"^prediction · (?P<label>.+?): (?:your guess .*?|no guess written) · measured (?P<value>.+?)\s*$", re.M)
+    r"^prediction · (?P<label>.+?): (?:your guess .*?|no guess written) · (?P<kind>measured|model) (?P<value>.+?)\s*$", re.M)
 
 
 class Figure:
@@ -630,6 +652,14 @@ def finding_problems(cells) -> list[tuple[int, str]]:
         for label in (m.get("run_dependent") or {}):
             if label not in labels:
                 found.append((p, f"reshard.run_dependent names {label!r}, which no prediction line prints"))
+        shown = "\n".join(plain_outputs(c) for c in cells[p + 1:end] if c["cell_type"] == "code")
+        for field in ("accept", "run_dependent", "why", "wrong"):
+            values = m.get(field)
+            values = values.values() if isinstance(values, dict) else [values or ""]
+            for ref in re.findall(r"\{\{([^{}]+)\}\}", " ".join(str(v) for v in values)):
+                if not re.search(r"^\s*" + re.escape(ref.strip()) + r":\s*\S", shown, re.M):
+                    found.append((p, f"reshard.{field} quotes {{{{{ref}}}}}, which no line `{ref.strip()}: …` of "
+                                     f"this step's outputs prints: print it (the answer key reads the figure there)"))
         after = m.get("after_run")
         if after is not None and not (after is True or (isinstance(after, str) and after.strip())):
             found.append((p, "reshard.after_run is true, or a few words naming what to copy from the output "
@@ -888,8 +918,71 @@ def course_problems(paths, repo: Path | None = None) -> list[str]:
         found += [f"{Path(readme).name}: {guess_example_message(e, k, nearest(f, known))}"
                   for e, k, f in guess_values(body)]
     found += learner_text_problems(paths, known)
+    found += formula_problems(paths, readme if readme is not None and readme.exists() else None)
     if repo is not None:
         found += remaining_example_problems(Path(repo) / "src", known)
+    return found
+
+
+SUPERSCRIPT = {"⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8", "⁹": "9",
+               "ᴺ": "N", "ⁿ": "n"}
+
+
+def formula_text(text_: str) -> str:
+    """Text as a formula is compared: no spaces or backticks, one minus sign, one multiplication
+    sign, superscripts as `^` powers, lower case (`1 − 0.99⁴` is `1-0.99^4`)."""
+    t = re.sub(r"[⁰¹²³⁴⁵⁶⁷⁸⁹ᴺⁿ]+", lambda m: "^" + "".join(SUPERSCRIPT[c] for c in m.group(0)), text_)
+    t = t.replace("`", "").replace("−", "-").replace("–", "-").replace("×", "·").replace("*", "·")
+    return re.sub(r"\s+", "", t).lower()
+
+
+def finding_formulas() -> dict[str, list[str]]:
+    """Each finding's formulas, from the findings map (scripts/notebook_index.py FINDINGS)."""
+    scripts = Path(__file__).resolve().parents[2] / "scripts"
+    if str(scripts) not in sys.path:
+        sys.path.insert(0, str(scripts))
+    import notebook_index  # noqa: E402
+
+    return {f: formulas for f, (_, formulas) in notebook_index.FINDINGS.items() if formulas}
+
+
+def formula_problems(paths, readme: Path | None = None, formulas: dict[str, list[str]] | None = None) -> list[str]:
+    """No text a learner reads before a Predict states the formula its answer follows (the findings
+    map lists each finding's): README.md and the index's prose state none of any finding; a lab's
+    text above a Predict (prose not tagged `answer`, code and its comments, outputs of cells neither
+    `answer` nor `run-dependent`) states none of that Predict's."""
+    formulas = finding_formulas() if formulas is None else formulas
+    every = [(f, x, formula_text(x)) for f, xs in formulas.items() for x in xs]
+    found = []
+    texts = []
+    if readme is not None:
+        texts.append((Path(readme).name, Path(readme).read_text()))
+    for index in sorted({Path(path).parent / "00-index.ipynb" for path in paths}):
+        if index.exists():
+            nb = json.loads(index.read_text())
+            texts.append((index.name, "\n".join(text(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown")))
+    for name, body in texts:
+        flat = formula_text(body)
+        found += [f"{name}: states {x!r}, the formula of finding {f!r}: the README and the index ask, they do not "
+                  f"tell; name what the crate computes, not how" for f, x, n in every if n in flat]
+    for path in paths:
+        cells = json.loads(Path(path).read_text())["cells"]
+        for p, _ in steps(cells):
+            mine = [(x, formula_text(x)) for x in formulas.get(meta(cells[p]).get("finding", ""), [])]
+            if not mine:
+                continue
+            for j in range(p):
+                c = cells[j]
+                if "answer" in tags(c):
+                    continue
+                body = text(c["source"])
+                if c["cell_type"] == "code" and "run-dependent" not in tags(c):
+                    body += "\n" + plain_outputs(c)
+                flat = formula_text(body)
+                for x, n in mine:
+                    if n in flat:
+                        found.append(f"{Path(path).name} cell {j}: states {x!r} above the Predict (cell {p}) whose "
+                                     f"answer it gives: move it into that Predict's Why")
     return found
 
 

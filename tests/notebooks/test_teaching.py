@@ -511,3 +511,56 @@ def test_nothing_a_learner_reads_outside_the_labs_gives_an_answer():
     """README.md, the editions' texts and the crate's docs (src/) against every answer of the course."""
     found = teaching.course_problems([p for p in NOTEBOOKS if teaching.is_lab(p)], repo=REPO)
     assert not found, "\n".join(found)
+
+
+def test_no_text_a_learner_reads_first_states_the_formula_a_predict_asks(tmp_path):
+    formulas = {"mod-n-moves-most-fixture": ["min/lcm"], "x": ["1 − (1 − p)^N"]}
+    cells = graded_cells()
+    cells[4]["source"] += "\n\nA key stays one time in `min / lcm` of the two node counts."
+    found = teaching.formula_problems([write_lab(tmp_path, "01-a.ipynb", cells)], formulas=formulas)
+    assert any("01-a.ipynb cell 4: states 'min/lcm' above the Predict (cell 5)" in f for f in found), found
+    # the same sentence in the Predict's own Why is where it belongs
+    cells = graded_cells()
+    cells[7]["source"] += " A key stays one time in min/lcm."
+    assert teaching.formula_problems([write_lab(tmp_path, "01-a.ipynb", cells)], formulas=formulas) == []
+    # README.md states no formula of any finding, however it is spaced or written
+    readme = tmp_path / "README.md"
+    readme.write_text("The crate computes `P(slow) = 1 - (1 - p)^N` for a fan-out.\n")
+    found = teaching.formula_problems([write_lab(tmp_path, "01-a.ipynb", graded_cells())], readme, formulas)
+    assert any(f.startswith("README.md: states '1 − (1 − p)^N', the formula of finding 'x'") for f in found), found
+    assert teaching.formula_text("1 − 0.99⁴") == teaching.formula_text("1-0.99^4")
+
+
+def test_the_findings_map_gives_the_formulas_the_course_checks():
+    formulas = teaching.finding_formulas()
+    assert "1 − (1 − p)^N" in formulas["fan-out-tail-amplification"]
+    assert "lag/period" in formulas["async-index-stale-reads"]
+
+
+def test_a_check_calls_the_crate_by_a_path_no_learner_cell_can_shadow(tmp_path):
+    cells = graded_cells()
+    check = next(c for c in cells if "check" in c["metadata"].get("tags", []))
+    check["source"] = check["source"].replace("::reshard::tutor::exercises::", "exercises::")
+    found = lab_found(tmp_path, cells)
+    assert any("calls `exercises::ring_owner` by a path a cell of the learner's can shadow" in f for f in found), found
+    check["source"] = "let report = ::reshard::tutor::exercises::ring_owner(ring_owner);\nassert!(report.passed());"
+    found = lab_found(tmp_path, cells)
+    assert any("asserts with `assert!`" in f for f in found), found
+
+
+def test_a_figure_the_key_quotes_is_printed_by_its_step(tmp_path):
+    cells = graded_cells()
+    p = predicts(cells)[0]
+    p["metadata"]["reshard"]["accept"] = {k: v + " ({{keys that stay}} here)"
+                                          for k, v in p["metadata"]["reshard"]["accept"].items()}
+    found = lab_found(tmp_path, cells)
+    assert any("quotes {{keys that stay}}, which no line `keys that stay: …`" in f for f in found), found
+    i = cells.index(p) + 1
+    cells[i]["outputs"] = cells[i]["outputs"] + [
+        {"output_type": "stream", "name": "stdout", "text": "keys that stay: 9,091 (9.1%)\n"}]
+    assert not any("quotes {{keys that stay}}" in f for f in lab_found(tmp_path, cells))
+    sys.path.insert(0, str(REPO / "scripts"))
+    import answer_key
+
+    assert answer_key.resolve("ranges end {{x}} here", "a: 1\nx: 62.5% full\n") == "ranges end 62.5% full here"
+    assert answer_key.resolve("{{missing}}", "x: 1") == "{{missing}}"

@@ -33,6 +33,7 @@ mod explorables_labs_06_08;
 mod explorables_labs_0910;
 mod fanout;
 mod hot;
+mod hot_range_splits;
 mod independent;
 mod layout;
 mod no_panic;

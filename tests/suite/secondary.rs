@@ -139,7 +139,7 @@ proptest! {
         // an insert writes its own node only
         let values: Vec<&str> = c.attrs.iter().map(|_| value).collect();
         let w = local.insert("item:new", &values).unwrap();
-        prop_assert_eq!(w.shards(), vec![c.row_node("item:new")]);
+        prop_assert_eq!(w.nodes(), vec![c.row_node("item:new")]);
         prop_assert_eq!(w.entries(), c.attrs.len());
     }
 
@@ -195,7 +195,7 @@ proptest! {
                 written.push(node);
             }
         }
-        prop_assert_eq!(w.shards(), written.iter().map(String::as_str).collect::<Vec<_>>());
+        prop_assert_eq!(w.nodes(), written.iter().map(String::as_str).collect::<Vec<_>>());
         let entries: Vec<String> = w.writes().iter().flat_map(|x| x.entries.clone()).collect();
         let mut want: Vec<String> = c.attrs.iter().zip(&values).map(|((a, _), v)| format!("{a}:{v}/item:new")).collect();
         let mut got = entries;

@@ -1,29 +1,32 @@
 //! Exercise (secondary indexes): the tail of a query that asks every shard.
 //!
-//! A query through a local index asks every shard and waits for the
-//! slowest, so its latency is the max over the shards. Given each shard's
+//! A query through a local index asks every node and waits for the
+//! slowest, so its latency is the max over the nodes. Given each node's
 //! latency samples (milliseconds, in any order), the learner writes
 //! `fn fanout_quantile(shards: &[Vec<f64>], q: f64) -> f64`: the smallest
-//! sample value `t` (over all shards' samples) with
-//! `Π over shards of (share of that shard's samples ≤ t) ≥ q` — the
-//! `q`-quantile of the max when the shards are independent, with no
-//! interpolation (for one shard, the plain empirical quantile). Multiply
-//! the shares as `count as f64 / len as f64`; where a product lands exactly
-//! on `q` the cases use shares that are exact in floating point (halves,
-//! quarters), so the order of the product does not matter.
+//! `t` with `Π over the nodes of Fᵢ(t) ≥ q`, where `Fᵢ(t)` is the share of
+//! node `i`'s samples at or below `t` — the `q`-quantile of the max when the
+//! nodes are independent, with no interpolation (for one node, the plain
+//! empirical quantile). Which values of `t` need trying is the learner's to
+//! find. Where a product lands exactly on `q` the cases use shares that are
+//! exact in floating point (halves, quarters), so the order of the product
+//! does not matter.
 //!
-//! [`fanout_quantile`] runs it beside the crate's
-//! [`FanOut::quantile`](crate::analysis::FanOut::quantile): the edge cases
-//! first (one shard, one sample per shard, ties, `q` = 0.5 / 0.99 / 1.0, a
-//! product exactly on `q`, 16 shards each slow one time in a hundred, a
-//! slow shard whose samples all exceed the others', shards of different
-//! sizes), then thousands of random cases. The answer is always a sample
-//! value, so answers are compared exactly.
+//! [`fanout_quantile`] runs it beside the crate's answer (a fan-out of
+//! shards with their own samples, which the crate keeps to itself: nothing
+//! public computes it) on the edge cases first (one shard, one sample per
+//! shard, ties, `q` = 0.5 / 0.99 / 1.0, a product exactly on `q`, 16 shards
+//! each slow one time in a hundred, a slow shard whose samples all exceed
+//! the others', shards of different sizes), then thousands of random cases.
+//! The answer is always a sample value, so answers are compared exactly. A
+//! wrong answer that the check recognises — the largest of the nodes' own
+//! quantiles, the quantile of all samples pooled, a value between samples —
+//! is named in the report.
 //!
 //! ```
 //! use reshard::tutor::exercises;
 //! fn fanout_quantile(shards: &[Vec<f64>], q: f64) -> f64 {
-//!     let mut candidates: Vec<f64> = shards.concat();
+//!     let mut candidates: Vec<f64> = shards.concat(); // Π Fᵢ only steps up at a sample
 //!     candidates.sort_by(f64::total_cmp);
 //!     for t in candidates {
 //!         let share = |s: &Vec<f64>| s.iter().filter(|&&x| x <= t).count() as f64 / s.len() as f64;
@@ -65,53 +68,53 @@ fn edge_cases() -> Vec<Case> {
     let mixed: &[f64] = &[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0];
     let hundred: Vec<f64> = (1..=100).map(f64::from).collect();
     let mut cases = vec![
-        case("one shard: the plain empirical quantile", &[mixed], 0.5),
-        case("one shard: the plain empirical quantile", &[mixed], 0.99),
-        case("one shard, q = 1.0: its largest sample", &[mixed], 1.0),
-        case("one shard of 100 samples, q = 0.99: the 99th smallest", &[&hundred], 0.99),
-        case("ties within one shard", &[&[2.0, 2.0, 2.0, 7.0]], 0.5),
-        case("one sample per shard: the largest of them", &[&[5.0], &[3.0], &[8.0]], 0.5),
-        case("one sample per shard: the largest of them", &[&[5.0], &[3.0], &[8.0]], 0.99),
+        case("one node: the plain empirical quantile", &[mixed], 0.5),
+        case("one node: the plain empirical quantile", &[mixed], 0.99),
+        case("one node, q = 1.0: its largest sample", &[mixed], 1.0),
+        case("one node of 100 samples, q = 0.99: the 99th smallest", &[&hundred], 0.99),
+        case("ties within one node", &[&[2.0, 2.0, 2.0, 7.0]], 0.5),
+        case("one sample per node: the largest of them", &[&[5.0], &[3.0], &[8.0]], 0.5),
+        case("one sample per node: the largest of them", &[&[5.0], &[3.0], &[8.0]], 0.99),
     ];
     let slow_ones: Vec<Vec<f64>> = (0..16).map(|_| one_in_a_hundred(100, 10.0, 200.0)).collect();
     for q in [0.99, 0.5] {
         cases.push(Case {
-            label: "16 shards, each slow in 1 sample of 100: the p99 of the max is not the max of the p99s",
+            label: "16 nodes, each slow in 1 sample of 100: the p99 of the max is not the max of the p99s",
             shards: slow_ones.clone(),
             q,
         });
     }
     cases.extend([
         case(
-            "two alike shards, q = 0.5: the median of the max is not the shards' median",
+            "two alike nodes, q = 0.5: the median of the max is not the nodes' median",
             &[&[1.0, 2.0], &[1.0, 2.0]],
             0.5,
         ),
         case("a product exactly on q (≥, not >)", &[&[1.0, 2.0], &[1.0, 2.0]], 0.25),
         case("a share exactly on q (≥, not >)", &[&[1.0, 2.0, 3.0, 4.0]], 0.75),
-        case("ties across shards", &[&[1.0, 2.0, 2.0, 3.0], &[2.0, 2.0, 4.0, 4.0]], 0.5),
-        case("ties across shards", &[&[1.0, 2.0, 2.0, 3.0], &[2.0, 2.0, 4.0, 4.0]], 0.99),
-        case("ties across shards, q = 1.0", &[&[1.0, 2.0, 2.0, 3.0], &[2.0, 2.0, 4.0, 4.0]], 1.0),
+        case("ties across nodes", &[&[1.0, 2.0, 2.0, 3.0], &[2.0, 2.0, 4.0, 4.0]], 0.5),
+        case("ties across nodes", &[&[1.0, 2.0, 2.0, 3.0], &[2.0, 2.0, 4.0, 4.0]], 0.99),
+        case("ties across nodes, q = 1.0", &[&[1.0, 2.0, 2.0, 3.0], &[2.0, 2.0, 4.0, 4.0]], 1.0),
     ]);
     let slow: &[f64] = &[100.0, 120.0, 150.0, 170.0];
     for q in [0.5, 0.99, 1.0] {
         cases.push(case(
-            "a slow shard whose samples all exceed the others'",
+            "a slow node whose samples all exceed the others'",
             &[&[1.0, 2.0, 3.0, 4.0], &[2.0, 3.0, 5.0], slow],
             q,
         ));
     }
     let ten: Vec<f64> = (1..=10).map(f64::from).collect();
     cases.extend([
-        case("shards of different sample counts", &[&[1.0, 2.0], &ten], 0.5),
-        case("shards of different sample counts", &[&[1.0, 2.0], &ten], 0.99),
-        case("shards of different sample counts", &[&[10.0], &[1.0, 2.0, 3.0, 4.0]], 0.5),
+        case("nodes of different sample counts", &[&[1.0, 2.0], &ten], 0.5),
+        case("nodes of different sample counts", &[&[1.0, 2.0], &ten], 0.99),
+        case("nodes of different sample counts", &[&[10.0], &[1.0, 2.0, 3.0, 4.0]], 0.5),
         case("samples in any order", &[&[9.0, 1.0, 5.0], &[3.0, 7.0, 2.0]], 0.5),
         case("samples of 0 ms", &[&[0.0, 0.0, 1.0], &[0.0, 2.0]], 0.5),
         case("fractional milliseconds", &[&[0.25, 12.5, 3.75], &[1.5, 0.125]], 0.9),
     ]);
     let big: Vec<Vec<f64>> = (0..16).map(|s| (0..100).map(|i| f64::from((i * 37 + s * 11) % 101)).collect()).collect();
-    cases.push(Case { label: "16 shards of 100 samples", shards: big, q: 0.99 });
+    cases.push(Case { label: "16 nodes of 100 samples", shards: big, q: 0.99 });
     cases
 }
 
@@ -163,7 +166,7 @@ fn random_cases() -> Vec<Case> {
             _ => f64::from(1 + below(1000)) / 1000.0,
         };
         if !near_tie(&shards, q) {
-            cases.push(Case { label: "random shards", shards, q });
+            cases.push(Case { label: "random nodes", shards, q });
         }
     }
     cases
@@ -178,26 +181,69 @@ fn list(s: &[f64]) -> String {
 fn describe(c: &Case) -> String {
     let total: usize = c.shards.iter().map(Vec::len).sum();
     let shards = if total <= 24 {
-        format!("shards [{}]", c.shards.iter().map(|s| list(s)).collect::<Vec<_>>().join(", "))
+        format!("nodes [{}]", c.shards.iter().map(|s| list(s)).collect::<Vec<_>>().join(", "))
     } else {
         let all = c.shards.iter().flatten();
         let (lo, hi) = all.clone().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
         let sizes: Vec<String> = c.shards.iter().map(|s| s.len().to_string()).collect();
-        format!("{} shards of {} samples ({lo} to {hi} ms)", c.shards.len(), sizes.join("/"))
+        format!("{} nodes of {} samples ({lo} to {hi} ms)", c.shards.len(), sizes.join("/"))
     };
     format!("{shards}, q = {} ({})", c.q, c.label)
 }
 
+/// The answer: the crate's fan-out of the case's shards (crate-only).
+fn reference(c: &Case) -> f64 {
+    FanOut::from_samples(&c.shards).and_then(|f| f.quantile(c.q)).unwrap_or(f64::NAN)
+}
+
+/// One shard's `q`-quantile: its smallest sample with at least a share `q` at or below it.
+fn own_quantile(s: &[f64], q: f64) -> f64 {
+    let mut sorted = s.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len() as f64;
+    sorted.iter().copied().find(|&t| sorted.iter().filter(|&&x| x <= t).count() as f64 / n >= q).unwrap_or(f64::NAN)
+}
+
+/// What a wrong answer `yours` to case `c` looks like it came from, if the check knows.
+fn hint(c: &Case, yours: f64) -> Option<String> {
+    let largest = c.shards.iter().map(|s| own_quantile(s, c.q)).fold(f64::NEG_INFINITY, f64::max);
+    let pooled = own_quantile(&c.shards.concat(), c.q);
+    if yours == largest && c.shards.len() > 1 {
+        Some(format!(
+            "that is the largest of the nodes' own {}-quantiles: the query waits for every node at once, so it is \
+             fast only when all of them are (multiply their shares)",
+            c.q
+        ))
+    } else if yours == pooled && c.shards.len() > 1 {
+        Some(format!(
+            "that is the {}-quantile of all samples pooled, as if one node answered each query: here every query \
+             asks all of them",
+            c.q
+        ))
+    } else if yours.is_finite() && !c.shards.iter().flatten().any(|&x| x == yours) {
+        Some(
+            "that is no sample's value: the product of the shares only changes at a sample, so the answer is one"
+                .into(),
+        )
+    } else {
+        None
+    }
+}
+
 /// Check the learner's `fanout_quantile` against the crate's on the edge
 /// cases, then on [`RANDOM_CASES`] random ones. A panic in `yours` is
-/// reported as the difference (see [`Report::compare`]).
+/// reported as the difference (see [`Report::compare`]); a wrong answer the
+/// check recognises is named ([`Difference::hint`](super::Difference::hint)).
 pub fn fanout_quantile<F: Fn(&[Vec<f64>], f64) -> f64>(yours: F) -> Report {
     let cases: Vec<Case> = edge_cases().into_iter().chain(random_cases()).collect();
-    let expected = cases.iter().map(|c| {
-        let answer = FanOut::from_samples(&c.shards).and_then(|f| f.quantile(c.q));
-        (describe(c), answer.unwrap_or(f64::NAN))
+    let expected = cases.iter().map(|c| (describe(c), reference(c)));
+    let mut answers = Vec::new();
+    let report = Report::compare("fanout_quantile, the fan-out's quantile", expected, |i| {
+        let a = yours(&cases[i].shards, cases[i].q);
+        answers.push(a);
+        a
     });
-    Report::compare("fanout_quantile, the fan-out's quantile", expected, |i| yours(&cases[i].shards, cases[i].q))
+    report.with_hint(|i| answers.get(i).and_then(|&a| hint(&cases[i], a)))
 }
 
 #[cfg(test)]
@@ -228,7 +274,7 @@ mod tests {
     fn edge_cases_have_the_answers_worked_out_by_hand() {
         let want = [3.0, 9.0, 9.0, 99.0, 2.0, 8.0, 8.0, 200.0, 10.0, 2.0, 1.0, 3.0, 3.0, 4.0, 4.0, 120.0, 170.0];
         for (c, w) in edge_cases().iter().zip(want) {
-            assert_eq!(FanOut::from_samples(&c.shards).unwrap().quantile(c.q).unwrap(), w, "{}", describe(c));
+            assert_eq!(reference(c), w, "{}", describe(c));
         }
     }
 
@@ -238,14 +284,14 @@ mod tests {
         let d = r.difference().expect("the max of the p99s must be caught");
         assert!(d.input.contains("the p99 of the max is not the max of the p99s"), "{}", d.input);
         assert_eq!((d.yours.as_str(), d.expected.as_str()), ("10.0", "200.0"));
-        assert!(r.to_string().contains("16 shards of 100/100/"), "{r}");
+        assert!(r.to_string().contains("16 nodes of 100/100/"), "{r}");
     }
 
     #[test]
     fn the_mean_of_the_shards_quantiles_fails_at_one_sample_per_shard() {
         let r = fanout_quantile(|shards, q| shards.iter().map(|s| one(s, q)).sum::<f64>() / shards.len() as f64);
         let d = r.difference().expect("the mean of the quantiles must be caught");
-        assert_eq!(d.input, "shards [[5], [3], [8]], q = 0.5 (one sample per shard: the largest of them)");
+        assert_eq!(d.input, "nodes [[5], [3], [8]], q = 0.5 (one sample per node: the largest of them)");
         assert_eq!(d.expected, "8.0");
     }
 
@@ -258,7 +304,7 @@ mod tests {
             all.into_iter().find(|&t| shards.iter().map(|s| share(s, t)).product::<f64>() > q).unwrap_or(f64::NAN)
         });
         let d = r.difference().expect("> instead of ≥ must be caught");
-        assert!(d.input.contains("one shard: the plain empirical quantile"), "{}", d.input);
+        assert!(d.input.contains("one node: the plain empirical quantile"), "{}", d.input);
         assert_eq!((d.yours.as_str(), d.expected.as_str()), ("4.0", "3.0"));
     }
 
@@ -272,7 +318,7 @@ mod tests {
             let (lo, hi) = (h.floor() as usize, h.ceil() as usize);
             s[lo] + (h - lo as f64) * (s[hi] - s[lo])
         });
-        assert!(r.difference().unwrap().input.contains("one shard"), "{r}");
+        assert!(r.difference().unwrap().input.contains("one node"), "{r}");
     }
 
     #[test]
@@ -295,6 +341,28 @@ mod tests {
             all.into_iter().find(|&t| at(t) >= q).unwrap_or(f64::NAN)
         });
         assert!(fraction.passed(), "{fraction}");
+    }
+
+    #[test]
+    fn the_common_wrong_answers_are_named() {
+        let largest = fanout_quantile(|shards, q| shards.iter().map(|s| one(s, q)).fold(f64::NEG_INFINITY, f64::max));
+        let flat = |r: &Report| r.to_string().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat(&largest).contains("the largest of the nodes' own 0.99-quantiles"), "{largest}");
+        let pooled = fanout_quantile(|shards, q| one(&shards.concat(), q));
+        assert!(flat(&pooled).contains("all samples pooled"), "{pooled}");
+        let between = fanout_quantile(|shards, q| definition(shards, q) + 0.5);
+        assert!(flat(&between).contains("no sample's value"), "{between}");
+    }
+
+    #[test]
+    fn the_crate_offers_no_public_fan_out_of_different_shards() {
+        // FanOut::new and FanOut::from_samples are pub(crate): a learner's cell cannot call the
+        // reference. What is public (copies of one distribution) answers only alike shards.
+        let alike = fanout_quantile(|shards, q| {
+            let one = crate::analysis::Latency::from_samples(&shards[0]).unwrap();
+            crate::analysis::FanOut::copies(&one, shards.len()).unwrap().quantile(q).unwrap()
+        });
+        assert!(!alike.passed(), "{alike}");
     }
 
     #[test]

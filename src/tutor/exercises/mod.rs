@@ -39,7 +39,7 @@ pub use controller::{shard_controller, Assignment, Counterexample, Invariant, In
 pub use fanout::fanout_quantile;
 pub use keyslot::key_slot;
 pub use nginx::nginx_backend;
-pub use ranges::range_of;
+pub use ranges::{range_of, Boundaries};
 pub use rendezvous::rendezvous_owner;
 pub use replicas::replica_set;
 pub use ring::ring_owner;
@@ -62,6 +62,13 @@ pub struct Difference {
     pub expected: String,
     /// How many inputs agreed before this one.
     pub agreed_before: usize,
+    /// Why the input is rejected when it is not a wrong answer: the answer is right but got
+    /// the wrong way (a binary search that compared every boundary). `None` for a plain
+    /// difference of answers.
+    pub why: Option<String>,
+    /// What a wrong answer looks like it came from, when the check recognises it ("the
+    /// largest of the shards' own quantiles"): shown after the difference.
+    pub hint: Option<String>,
 }
 
 /// The outcome of an exercise's check.
@@ -70,6 +77,7 @@ pub struct Report {
     title: String,
     inputs: usize,
     difference: Option<Difference>,
+    note: Option<String>,
 }
 
 impl Report {
@@ -94,10 +102,28 @@ impl Report {
                 Err(message) => clip(format!("panicked: {message}")),
             };
             let expected = clip(format!("{expected:?}"));
-            let difference = Difference { input, yours, expected, agreed_before: i };
-            return Report { title: title.to_string(), inputs, difference: Some(difference) };
+            let difference = Difference { input, yours, expected, agreed_before: i, why: None, hint: None };
+            return Report { title: title.to_string(), inputs, difference: Some(difference), note: None };
         }
-        Report { title: title.to_string(), inputs, difference: None }
+        Report { title: title.to_string(), inputs, difference: None, note: None }
+    }
+
+    /// A report that rejects input `agreed_before` (0-based; `inputs` were tried) for a reason
+    /// other than a wrong answer: `why` says what was wrong, `yours` what the function did.
+    pub(crate) fn rejected(title: &str, inputs: usize, input: String, yours: String, why: String) -> Report {
+        let agreed_before = inputs.saturating_sub(1);
+        let difference =
+            Difference { input, yours, expected: String::new(), agreed_before, why: Some(why), hint: None };
+        Report { title: title.to_string(), inputs, difference: Some(difference), note: None }
+    }
+
+    /// The same report with `hint(input index)` set on its difference, if it has one (a
+    /// check that recognises a common wrong answer says so).
+    pub(crate) fn with_hint(mut self, hint: impl FnOnce(usize) -> Option<String>) -> Report {
+        if let Some(d) = &mut self.difference {
+            d.hint = hint(d.agreed_before);
+        }
+        self
     }
 
     /// True when every input agreed (and there was at least one).
@@ -120,23 +146,65 @@ impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.difference {
             None if self.inputs == 0 => writeln!(f, "✗ {}: nothing was checked (no inputs)", self.title),
-            None => writeln!(
-                f,
-                "✓ {}: your function agrees with the crate on all {} inputs",
-                self.title,
-                thousands(self.inputs as u64)
-            ),
-            Some(d) => writeln!(
-                f,
-                "✗ {}: first difference at {}: yours {}, the crate's {} ({} inputs agreed before it)",
-                self.title,
-                d.input,
-                d.yours,
-                d.expected,
-                thousands(d.agreed_before as u64)
-            ),
+            None => {
+                writeln!(
+                    f,
+                    "✓ {}: your function agrees with the crate on all {} inputs",
+                    self.title,
+                    thousands(self.inputs as u64)
+                )?;
+                match &self.note {
+                    Some(note) => f.write_str(&indented(note)),
+                    None => Ok(()),
+                }
+            }
+            Some(d) if d.why.is_some() => {
+                writeln!(f, "✗ {}: at {}:", self.title, d.input)?;
+                let why = d.why.as_deref().unwrap_or_default();
+                f.write_str(&indented(&format!(
+                    "{}; {why} ({} inputs agreed before it)",
+                    d.yours,
+                    thousands(d.agreed_before as u64)
+                )))
+            }
+            Some(d) => {
+                writeln!(
+                    f,
+                    "✗ {}: first difference at {}: yours {}, the crate's {} ({} inputs agreed before it)",
+                    self.title,
+                    d.input,
+                    d.yours,
+                    d.expected,
+                    thousands(d.agreed_before as u64)
+                )?;
+                match &d.hint {
+                    Some(hint) => f.write_str(&indented(hint)),
+                    None => Ok(()),
+                }
+            }
         }
     }
+}
+
+/// `text` as lines of at most 100 columns, each indented by two spaces (a report's second
+/// lines: a page prints 100 columns).
+fn indented(text: &str) -> String {
+    let mut out = String::new();
+    let mut line = String::from(" ");
+    for word in text.split_whitespace() {
+        if line.chars().count() + 1 + word.chars().count() > 100 && !line.trim().is_empty() {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from(" ");
+        }
+        line.push(' ');
+        line.push_str(word);
+    }
+    if !line.trim().is_empty() {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
 }
 
 /// A ring's points as a learner's function gets them: (32-bit position, node index), in ring

@@ -4,38 +4,142 @@
 //! ranges: range 0 is `[−∞, b1)`, range `i` is `[bi, b(i+1))`, the last is
 //! `[b(k−1), +∞)`. Keys compare as byte strings, unsigned, as `memcmp`
 //! does (`"ab" < "abc"`, and `0x80` is above `0x7f`). The learner writes
-//! `fn range_of(boundaries: &[Vec<u8>], key: &[u8]) -> usize` — a binary
-//! search, since a table may have millions of boundaries — and
-//! [`range_of`] runs it beside the crate's
-//! [`KeyRanges::range_of`](crate::KeyRanges::range_of): the edge cases first
-//! (no boundaries, a key equal to a boundary, below the first and above the
-//! last, the empty key, a key that is a prefix of a boundary and the other
-//! way round, bytes ≥ 0x80, ten thousand boundaries), then thousands of
-//! random boundary sets and keys.
+//! `fn range_of(boundaries: &Boundaries, key: &[u8]) -> usize`, where
+//! [`Boundaries`] gives the number of boundaries and compares one of them
+//! with the key ([`Boundaries::compare`]), counting every comparison. A
+//! table may hold millions of ranges, so a router must not look at each:
+//! [`range_of`] runs the learner's function beside the crate's answer on the
+//! edge cases first (no boundaries, a key equal to a boundary, below the
+//! first and above the last, the empty key, a key that is a prefix of a
+//! boundary and the other way round, bytes ≥ 0x80, ten thousand boundaries),
+//! then thousands of random boundary sets and keys, and refuses a right
+//! answer found with more than ⌈log₂(n + 1)⌉ + 1 comparisons on `n`
+//! boundaries ([`max_comparisons`]), saying how many it took. The
+//! boundaries' bytes are not handed out, so the answer cannot come from
+//! the crate's own router ([`KeyRanges::range_of`](crate::KeyRanges::range_of))
+//! either.
 //!
 //! ```
-//! use reshard::tutor::exercises;
-//! fn range_of(boundaries: &[Vec<u8>], key: &[u8]) -> usize {
-//!     // the number of boundaries at or below the key
+//! use reshard::tutor::exercises::{self, Boundaries};
+//! use std::cmp::Ordering;
+//! fn range_of(boundaries: &Boundaries, key: &[u8]) -> usize {
+//!     // the number of boundaries at or below the key, found by halving
 //!     let (mut lo, mut hi) = (0, boundaries.len());
 //!     while lo < hi {
 //!         let mid = lo + (hi - lo) / 2;
-//!         if boundaries[mid].as_slice() <= key {
-//!             lo = mid + 1;
-//!         } else {
-//!             hi = mid;
+//!         match boundaries.compare(mid, key) {
+//!             Ordering::Less | Ordering::Equal => lo = mid + 1,
+//!             Ordering::Greater => hi = mid,
 //!         }
 //!     }
 //!     lo
 //! }
+//! let b = Boundaries::new(["g", "p"])?;
+//! assert_eq!((range_of(&b, b"a"), range_of(&b, b"g"), range_of(&b, b"z")), (0, 1, 2));
 //! let report = exercises::range_of(range_of);
 //! assert!(report.passed(), "{report}");
+//! // a count of every boundary at or below the key is right, and refused
+//! let linear = exercises::range_of(|b: &Boundaries, key: &[u8]| (0..b.len()).filter(|&i| b.compare(i, key).is_le()).count());
+//! assert!(!linear.passed() && linear.to_string().contains("comparisons"), "{linear}");
+//! # Ok::<(), reshard::Error>(())
 //! ```
 
-use super::Report;
+use super::properties::catch_quietly;
+use super::{clip, Difference, Report};
 use crate::keys::escape;
 use crate::numbers::thousands;
 use crate::schemes::KeyRanges;
+use crate::Result;
+use std::cell::Cell;
+use std::cmp::Ordering;
+use std::fmt;
+
+/// A range table's boundaries as a learner's `range_of` gets them: how many there are, and one
+/// comparison at a time, each counted. The bytes themselves are not handed out.
+///
+/// ```
+/// use reshard::tutor::exercises::Boundaries;
+/// use std::cmp::Ordering;
+/// let b = Boundaries::new(["g", "p"])?;
+/// assert_eq!(b.len(), 2);
+/// assert_eq!(b.compare(0, b"k"), Ordering::Less); // "g" is below "k"
+/// assert_eq!(b.compare(1, b"p"), Ordering::Equal);
+/// assert_eq!(b.comparisons(), 2);
+/// # Ok::<(), reshard::Error>(())
+/// ```
+pub struct Boundaries {
+    bounds: Vec<Vec<u8>>,
+    compared: Cell<u64>,
+}
+
+impl Boundaries {
+    /// Boundaries in strictly increasing byte order (as
+    /// [`KeyRanges::with_boundaries`](crate::KeyRanges::with_boundaries) takes them, and refused
+    /// as it refuses them).
+    pub fn new<I>(bounds: I) -> Result<Boundaries>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u8]>,
+    {
+        let bounds: Vec<Vec<u8>> = KeyRanges::new(1)?.with_boundaries(bounds)?.boundaries().to_vec();
+        Ok(Boundaries { bounds, compared: Cell::new(0) })
+    }
+
+    /// How many boundaries there are (one fewer than the ranges).
+    pub fn len(&self) -> usize {
+        self.bounds.len()
+    }
+
+    /// True when there are none (one range holds every key).
+    pub fn is_empty(&self) -> bool {
+        self.bounds.is_empty()
+    }
+
+    /// Boundary `i` compared with `key`, as byte strings compare (unsigned bytes, a prefix
+    /// first): `Less` when the boundary sorts below the key, `Equal`, or `Greater`. Each call
+    /// counts as one comparison. Panics, as indexing a slice does, when `i` is not below
+    /// [`len`](Boundaries::len).
+    pub fn compare(&self, i: usize, key: &[u8]) -> Ordering {
+        let Some(b) = self.bounds.get(i) else {
+            panic!(
+                "boundary {i} asked of {} boundaries (0 to {})",
+                self.bounds.len(),
+                self.bounds.len().saturating_sub(1)
+            )
+        };
+        self.compared.set(self.compared.get() + 1);
+        b.as_slice().cmp(key)
+    }
+
+    /// The comparisons made so far.
+    pub fn comparisons(&self) -> u64 {
+        self.compared.get()
+    }
+}
+
+impl fmt::Debug for Boundaries {
+    /// The count and the comparisons, not the bytes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Boundaries").field("len", &self.len()).field("comparisons", &self.comparisons()).finish()
+    }
+}
+
+/// The most comparisons a lookup among `n` boundaries may take: ⌈log₂(n + 1)⌉ + 1. A binary
+/// search halves the `n + 1` possible answers with each comparison, so ⌈log₂(n + 1)⌉ suffice;
+/// the one more allows a first look at an end.
+///
+/// ```
+/// use reshard::tutor::exercises::ranges::max_comparisons;
+/// assert_eq!((max_comparisons(0), max_comparisons(1), max_comparisons(10_000)), (1, 2, 15));
+/// ```
+pub fn max_comparisons(n: usize) -> u64 {
+    let answers = n as u128 + 1;
+    let mut bits = 0u64;
+    while (1u128 << bits) < answers {
+        bits += 1;
+    }
+    bits + 1
+}
 
 const ALPHABET: [u8; 7] = [0x00, b'a', b'b', b'z', 0x7f, 0x80, 0xff];
 
@@ -132,45 +236,183 @@ fn describe(c: &Case) -> String {
     format!("{bounds}, key {} ({})", q(&c.key), c.label)
 }
 
-/// Check the learner's `range_of` against the crate's on the edge cases,
-/// then on [`RANDOM_SETS`] random boundary sets with [`KEYS_PER_SET`] keys
-/// each. A panic in `yours` is reported as the difference (see
-/// [`Report::compare`]).
-pub fn range_of<F: Fn(&[Vec<u8>], &[u8]) -> usize>(yours: F) -> Report {
+/// The answer: how many boundaries are at or below the key (the crate's router,
+/// [`KeyRanges::range_of`], answers the same; a unit test checks it on every input).
+fn reference(bounds: &[Vec<u8>], key: &[u8]) -> usize {
+    bounds.partition_point(|b| b.as_slice() <= key)
+}
+
+/// Check the learner's `range_of` on the edge cases, then on [`RANDOM_SETS`] random boundary
+/// sets with [`KEYS_PER_SET`] keys each: each answer against the crate's, and each lookup's
+/// comparisons against [`max_comparisons`]. A right answer found with more comparisons is
+/// refused, with the count and the bound; a panic in `yours` is reported as the difference
+/// (see [`Report::compare`]). A report that passes says the most comparisons a lookup took.
+pub fn range_of<F: Fn(&Boundaries, &[u8]) -> usize>(yours: F) -> Report {
+    const TITLE: &str = "range_of by binary search";
     let cases: Vec<Case> = edge_cases().into_iter().chain(random_cases()).collect();
-    let expected = cases.iter().map(|c| {
-        let answer = KeyRanges::new(1).and_then(|r| r.with_boundaries(&c.bounds)).map(|r| r.range_of(&c.key));
-        (describe(c), answer.unwrap_or(usize::MAX))
-    });
-    Report::compare("range_of by binary search", expected, |i| yours(&cases[i].bounds, &cases[i].key))
+    let (mut most, mut most_on_many) = (0u64, 0u64);
+    for (i, c) in cases.iter().enumerate() {
+        let expected = reference(&c.bounds, &c.key);
+        let b = Boundaries { bounds: c.bounds.clone(), compared: Cell::new(0) };
+        let answer = match catch_quietly(|| yours(&b, &c.key)) {
+            Ok(v) if v == expected => v,
+            wrong => {
+                let yours = match wrong {
+                    Ok(v) => v.to_string(),
+                    Err(message) => clip(format!("panicked: {message}")),
+                };
+                let d = Difference {
+                    input: describe(c),
+                    yours,
+                    expected: expected.to_string(),
+                    agreed_before: i,
+                    why: None,
+                    hint: None,
+                };
+                return Report { title: TITLE.into(), inputs: i + 1, difference: Some(d), note: None };
+            }
+        };
+        let (used, limit) = (b.comparisons(), max_comparisons(c.bounds.len()));
+        if used > limit {
+            let n = c.bounds.len();
+            return Report::rejected(
+                TITLE,
+                i + 1,
+                describe(c),
+                format!(
+                    "your answer, {}, is right, but it took {} comparisons",
+                    thousands(answer as u64),
+                    thousands(used)
+                ),
+                format!(
+                    "a binary search of {} boundaries needs at most {limit} (⌈log₂({})⌉ + 1): compare the key with \
+                     the middle boundary and keep the half that holds it, since a table can hold millions of ranges",
+                    thousands(n as u64),
+                    thousands(n as u64 + 1)
+                ),
+            );
+        }
+        most = most.max(used);
+        if c.label == "many boundaries" {
+            most_on_many = most_on_many.max(used);
+        }
+    }
+    let note = format!(
+        "at most {most} comparisons a lookup, {most_on_many} on {} boundaries, where a binary search's bound is {}",
+        thousands(MANY as u64),
+        max_comparisons(MANY)
+    );
+    Report { title: TITLE.into(), inputs: cases.len(), difference: None, note: Some(note) }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The definition, written as a count: the boundaries at or below the key.
-    fn count(bounds: &[Vec<u8>], key: &[u8]) -> usize {
-        bounds.iter().filter(|b| b.as_slice() <= key).count()
+    /// A binary search over the counted comparisons: the model solution.
+    fn binary(b: &Boundaries, key: &[u8]) -> usize {
+        let (mut lo, mut hi) = (0, b.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if b.compare(mid, key).is_le() {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
+    /// The definition, written as a count: every boundary at or below the key.
+    fn count(b: &Boundaries, key: &[u8]) -> usize {
+        (0..b.len()).filter(|&i| b.compare(i, key).is_le()).count()
     }
 
     #[test]
-    fn the_definition_passes_on_every_input() {
-        let r = range_of(count);
+    fn a_binary_search_passes_on_every_input_and_the_note_says_how_many_comparisons() {
+        let r = range_of(binary);
         assert!(r.passed(), "{r}");
         assert_eq!(r.inputs(), edge_cases().len() + RANDOM_SETS * KEYS_PER_SET);
+        let shown = r.to_string();
+        assert!(
+            shown.contains("comparisons a lookup, 14 on 10,000 boundaries, where a binary search's bound is 15"),
+            "{shown}"
+        );
+        assert!(shown.lines().all(|l| l.chars().count() <= 100), "{shown}");
+    }
+
+    #[test]
+    fn the_reference_is_the_crates_router_on_every_input() {
+        for c in edge_cases().into_iter().chain(random_cases()) {
+            let router = KeyRanges::new(1).unwrap().with_boundaries(&c.bounds).unwrap();
+            assert_eq!(reference(&c.bounds, &c.key), router.range_of(&c.key), "{}", describe(&c));
+        }
+    }
+
+    #[test]
+    fn a_linear_count_is_right_and_refused_for_its_comparisons() {
+        let r = range_of(count);
+        assert!(!r.passed(), "{r}");
+        let d = r.difference().unwrap();
+        assert!(d.input.starts_with("10,000 boundaries"), "{}", d.input);
+        let shown = r.to_string();
+        assert!(
+            shown.split_whitespace().collect::<Vec<_>>().join(" ").contains("is right, but it took 10,000 comparisons"),
+            "{shown}"
+        );
+        let flat = shown.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains("needs at most 15 (⌈log₂(10,001)⌉ + 1)"), "{shown}");
+        assert!(shown.lines().skip(1).all(|l| l.chars().count() <= 100), "{shown}");
+    }
+
+    #[test]
+    fn a_scan_that_stops_early_is_refused_too() {
+        // from the bottom, stopping at the first boundary above the key: right, and O(n)
+        let r =
+            range_of(|b: &Boundaries, key: &[u8]| (0..b.len()).find(|&i| b.compare(i, key).is_gt()).unwrap_or(b.len()));
+        let d = r.difference().expect("a scan must be refused");
+        assert!(d.why.as_deref().is_some_and(|w| w.contains("binary search")), "{r}");
+    }
+
+    #[test]
+    fn two_comparisons_a_step_are_within_the_bound_only_on_small_tables() {
+        // `<` then `==` on each step: 2 per halving, so about 28 on 10,000 boundaries
+        let r = range_of(|b: &Boundaries, key: &[u8]| {
+            let (mut lo, mut hi) = (0, b.len());
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if b.compare(mid, key).is_lt() || b.compare(mid, key).is_eq() {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        });
+        assert!(!r.passed(), "{r}");
     }
 
     #[test]
     fn every_random_set_is_a_valid_table() {
         for c in random_cases() {
-            assert!(KeyRanges::new(1).unwrap().with_boundaries(&c.bounds).is_ok(), "{}", describe(&c));
+            assert!(Boundaries::new(&c.bounds).is_ok(), "{}", describe(&c));
         }
     }
 
     #[test]
     fn strictly_below_instead_of_at_or_below_fails_at_a_key_equal_to_a_boundary() {
-        let r = range_of(|bounds, key| bounds.partition_point(|b| b.as_slice() < key));
+        let r = range_of(|b: &Boundaries, key: &[u8]| {
+            let (mut lo, mut hi) = (0, b.len());
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if b.compare(mid, key).is_lt() {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        });
         let d = r.difference().expect("an off-by-one at a boundary must be caught");
         assert_eq!(d.input, "boundaries [\"m\"], key \"m\" (a key equal to a boundary)");
         assert_eq!((d.yours.as_str(), d.expected.as_str()), ("0", "1"));
@@ -178,25 +420,44 @@ mod tests {
     }
 
     #[test]
-    fn signed_bytes_fail_at_the_first_byte_above_0x7f() {
-        let signed = |a: &[u8], b: &[u8]| a.iter().map(|&x| x as i8).cmp(b.iter().map(|&x| x as i8));
-        let r = range_of(|bounds, key| bounds.partition_point(|b| signed(b, key).is_le()));
-        let d = r.difference().expect("a signed comparison must be caught");
-        assert_eq!(d.input, "boundaries [\"\\x7f\"], key \"\\x80\" (a byte ≥ 0x80 against 0x7f (bytes are unsigned))");
-        assert_eq!((d.yours.as_str(), d.expected.as_str()), ("0", "1"));
-    }
-
-    #[test]
     fn an_index_out_of_bounds_is_a_difference_not_a_crash() {
-        let r = range_of(|bounds, _| bounds[0].len());
-        assert!(r.to_string().contains("panicked"), "{r}");
+        let r = range_of(|b: &Boundaries, key: &[u8]| b.compare(b.len(), key) as usize);
+        assert!(r.to_string().contains("panicked: boundary 0 asked of 0 boundaries"), "{r}");
         assert!(r.to_string().contains("no boundaries at all"), "{r}");
     }
 
     #[test]
-    fn comparing_only_the_first_byte_fails_at_a_prefix() {
-        let r = range_of(|bounds, key| bounds.partition_point(|b| b.first() <= key.first()));
-        let d = r.difference().expect("comparing the first byte alone must be caught");
-        assert!(d.input.contains("prefix"), "{}", d.input);
+    fn a_search_off_by_one_at_the_top_fails_above_the_last_boundary() {
+        let r = range_of(|b: &Boundaries, key: &[u8]| {
+            let (mut lo, mut hi) = (0, b.len().saturating_sub(1)); // never answers len()
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if b.compare(mid, key).is_le() {
+                    lo = mid + 1;
+                } else {
+                    hi = mid;
+                }
+            }
+            lo
+        });
+        let d = r.difference().expect("the top range must be reachable");
+        assert!(d.input.contains("a key equal to a boundary") || d.input.contains("above"), "{}", d.input);
+    }
+
+    #[test]
+    fn boundaries_show_no_bytes_and_refuse_what_key_ranges_refuse() {
+        let b = Boundaries::new(["secret-a", "secret-b"]).unwrap();
+        let _ = b.compare(0, b"x");
+        assert_eq!(format!("{b:?}"), "Boundaries { len: 2, comparisons: 1 }");
+        assert!(Boundaries::new(["b", "a"]).is_err());
+        assert!(Boundaries::new(["a", "a"]).is_err());
+        assert!(Boundaries::new(Vec::<&str>::new()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_bound_is_log2_of_the_answers_plus_one() {
+        for (n, want) in [(0, 1), (1, 2), (2, 3), (3, 3), (4, 4), (7, 4), (8, 5), (10_000, 15), (1 << 20, 22)] {
+            assert_eq!(max_comparisons(n), want, "n = {n}");
+        }
     }
 }
