@@ -54,6 +54,15 @@ pub const LESSOR_TICK: f64 = 0.5;
 /// How often clientv3's keep-alive loop wakes (`retryConnWait`), in seconds.
 pub const KEEPALIVE_TICK: f64 = 0.5;
 
+/// How far a live key's delete may fall outside
+/// [`expiry_window`](EtcdTimings::expiry_window) before a check of a live
+/// run calls it wrong, in seconds: (before, after). The heartbeat is paused
+/// a few milliseconds after the renewal it follows, so the lease can run
+/// out that much before TTL after the pause; after the leader's check come
+/// the revoke's commit, its watch event and the scheduling of the processes,
+/// a few milliseconds on an idle machine and more on one running other labs.
+pub const EXPIRY_SLACK: (f64, f64) = (0.05, 0.25);
+
 /// The longest lease etcd grants, in seconds (`lease.MaxLeaseTTL`).
 pub const MAX_LEASE_TTL: u64 = 9_000_000_000;
 

@@ -48,3 +48,4 @@ mod robust;
 mod secondary;
 mod shard_controller;
 mod stale_reads;
+mod stale_router;
