@@ -126,6 +126,17 @@ or server and a *shard* is a subset of the data that a node holds.
 | drain | `AsyncIndex` | applying the queued updates of an index that is brought up to date later |
 | stale read | `StaleReads` | a read that misses a write already committed |
 | two-phase commit | — | a protocol that makes every node of a transaction commit, or none; `postgres_fdw` does not use it, so a write across nodes can be left half done |
+| shard map | `ShardMap`, `MapEntry` | which node owns each shard; in lab 11 one etcd key per shard, written by a controller and read by the routers |
+| controller, router | `ShardLab` | a controller decides where shards go and writes each move to the map; a router sends each request to the node its copy of the map names |
+| revision, version, epoch | `mod_revision`, `version` | etcd's revision numbers the changes of its whole store; a key's version counts its own writes, and its mod revision is the store's revision at its last write: a shard's epoch |
+| compare-and-swap | `Cas` | a write that takes effect only if the entry is still as it was read; otherwise it changes nothing |
+| lease, TTL, heartbeat | `Lease`, `Heartbeat` | a lease is a time to live (TTL) granted by etcd and renewed by its holder's heartbeats; the keys attached to it are deleted when it runs out |
+| leader, term | `LeaderLoss` | the etcd member that takes every write; raft numbers each leadership with a term |
+| watch | `Watch` | a stream of the changes to a range of keys, which etcd sends as they are made |
+| misroute | `RoutingRun` | a request sent to a node that no longer owns its shard |
+| fencing token | `FencedNodes` | a number that rises with every change of owner (here the epoch), sent with each request so that a node can refuse one older than what it has seen |
+| zombie | `ZombieRouter` | a router or node that stopped for a while (a long pause, a lost network) and acts on what it knew before |
+| automatic rebalancing | `AutoFailover` | a controller that moves a node's shards by itself when the node's lease runs out |
 | model, live | `Predictions` | a model's figure comes from a formula or a seeded simulation; a live one is measured on the servers; the predictions table shows both |
 | check row | `Check` | the document's figure beside this run's: ✓ the same, *corrected* the document is wrong, ≠ (x differs) your parameters are not the document's |
 | Predict, guess, Observe, Why | cell tags | the parts of a step: you write the guess on the first line of the cell under the Predict, whose rest observes; a student's worksheet drops the Why |
@@ -224,6 +235,19 @@ FINDINGS: dict[str, tuple[str, list[str]]] = {
                                        []),
     "async-index-stale-reads": ("how often a read misses a write that an index brought up to date later has not "
                                 "taken yet", ["lag/period", "1 − lag/period"]),
+    # 11
+    "map-compare-and-swap-race": ("how many of several controllers that compare-and-swap one shard map entry at "
+                                  "once win, and what the map's revision counts", []),
+    "etcd-leader-election-window": ("how long a three-member etcd cluster is without a leader after its leader "
+                                    "is killed", []),
+    "lease-ttl-granted-and-expiry": ("what TTL etcd grants for a short lease, and when a key on it goes after "
+                                     "the heartbeat stops", ["⌈1.5 × election timeout⌉"]),
+    "stale-router-misroutes-by-policy": ("how many requests a router with an old shard map sends to the wrong "
+                                         "node, under each way of refreshing it", []),
+    "fencing-token-stops-zombie-writes": ("what becomes of the writes of a router that slept through a move, "
+                                          "with and without a fence on the nodes", []),
+    "auto-failover-pause-moves-shards": ("what automatic rebalancing does to a node whose heartbeat pauses "
+                                         "for a while", []),
 }
 
 
