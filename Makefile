@@ -129,8 +129,13 @@ leftovers-before:
 
 leftovers-check:
 	$(PYTHON) scripts/leftovers.py check $(LEFTOVERS)
+	@echo "---- make test ends at $$(date +%T) ----"
+
+# Each phase of `make test` says when it starts: a slow run's log shows where its time went.
+PHASE = @echo "---- $@ starts at $$(date +%T) ----"
 
 fmt:
+	$(PHASE)
 	cargo fmt --check
 
 # Two full sets run every unit, integration and doc test: one with every feature
@@ -157,6 +162,7 @@ ALONE_MAKE = $(MAKE) --no-print-directory $(BESIDE)
 cargo-test: BESIDE = cargo-test-alone
 rust-test: BESIDE = cargo-test-alone clippy
 cargo-test rust-test:
+	$(PHASE)
 	cargo test --profile checked --no-default-features
 	cargo test --profile checked --all-features --no-run
 	@mkdir -p target
@@ -180,9 +186,11 @@ clippy:
 	cargo clippy --no-default-features --all-targets -- -D warnings
 
 setup-test: $(VENV_STAMP)
+	$(PHASE)
 	$(VPY) -m pytest tests/setup -v -rs --tb=short -p no:cacheprovider
 
 nbtest: setup $(NPM_STAMP)
+	$(PHASE)
 	$(VPY) -m pytest tests/notebooks -v -rs --tb=short -p no:cacheprovider --durations=20
 
 notebooks: setup

@@ -244,8 +244,9 @@ def two_builds_of_one_unit(cache: Path) -> tuple[Path, Path, str]:
     against their own serde_json (the two files differ: serde_core's crate hash holds its build
     directory; a copied slot's serde_json is its source's), the broken one as late as can be, so
     that the notebook tests after this one, on a fresh machine, find the pool's slots whole."""
-    def units(slot):
-        return {f.name: f for f in (slot / "build" / "target").glob(f"{TRIPLE_DEBUG}/.fingerprint/reshard-*")}
+    def units(slot):  # finished builds only: a kernel killed mid-build leaves a unit without its record
+        return {f.parent.name: f for f in
+                (slot / "build" / "target").glob(f"{TRIPLE_DEBUG}/.fingerprint/reshard-*/lib-reshard.json")}
 
     def serde_json(slot):
         return {f.name: f.read_bytes() for f in (slot / "build" / "target").glob(f"{TRIPLE_DEBUG}/deps/libserde_json-*.rlib")}
