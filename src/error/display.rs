@@ -13,7 +13,7 @@ impl fmt::Display for Error {
                 "vnodes is 0: every node needs at least 1 point on the ring (use 1 or more; 150 evens the load)"
             ),
             Error::ZeroShards => {
-                write!(f, "shards is 0: fixed sharding needs at least 1 shard (use 1 or more; document 004 uses 1000)")
+                write!(f, "shards is 0: give at least 1 shard (document 004's fixed sharding uses 1000)")
             }
             Error::DuplicateNode(n) => {
                 write!(f, "node name {n:?} appears twice: node names must be distinct, rename one of them")
@@ -31,7 +31,7 @@ impl fmt::Display for Error {
             }
             Error::UnknownNode(n) => write!(f, "there is no node named {n:?}: check the spelling"),
             Error::LastNode(n) => {
-                write!(f, "{n:?} is the only node: a cluster needs at least 1 node, add another before removing it")
+                write!(f, "{n:?} is the only node: what it holds would have nowhere to go; add another node first")
             }
             Error::MoreNodesThanShards { nodes, shards } => write!(
                 f,
@@ -49,7 +49,12 @@ impl fmt::Display for Error {
             ),
             Error::BadKey { line, reason } => write!(f, "line {line} of the keys: {reason}"),
             Error::BadNumber { what, value, expected, hint } => {
-                write!(f, "{what} {value} is not {expected}: {hint}")
+                // 1e300 prints as 301 digits: a long number is shown as Rust writes it in short
+                let short = match value.parse::<f64>() {
+                    Ok(x) if value.len() > 24 && x.is_finite() => format!("{x:e}"),
+                    _ => value.clone(),
+                };
+                write!(f, "{what} {short} is not {expected}: {hint}")
             }
             Error::Overflow { what, hint } => write!(f, "{what} overflows the integer that holds it: {hint}"),
             Error::OutOfRange { what, given, allowed } => write!(f, "{what} {given} is out of range: use {allowed}"),
@@ -57,7 +62,7 @@ impl fmt::Display for Error {
                 write!(f, "unknown {what} {given:?}: use {choices}")
             }
             Error::SameNode(n) => {
-                write!(f, "node {n:?} cannot give its slots to itself: pick another node as the target")
+                write!(f, "nothing to move: node {n:?} already holds it; pick another node as the target")
             }
             Error::AllServersDown => {
                 write!(f, "every server is down: nginx would answer 502; leave at least one server up")

@@ -411,3 +411,22 @@ fn check_rows_name_their_conditions() {
     assert!(shown.contains("≠ (keys differs) · the reference figure is corrected: h % 20 < 10"), "{shown}");
     assert!(edited.to_string().contains("points per node 40 (text 150)"));
 }
+
+/// Lab 11's shard map and its models speak of shards and nodes, never of another driver's
+/// slots or of a document's fixed shards, and a huge number is shown short (probes 395–413).
+#[test]
+fn routing_messages_name_what_was_asked() {
+    use reshard::analysis::{AutoFailover, ScheduledMove};
+    use reshard::schemes::{ShardMap, ShardMove};
+    let map = ShardMap::new(3, ["A", "B", "C"]).unwrap();
+    let same = map.moved(&ShardMove::new(0, "A")).unwrap_err().to_string();
+    assert!(same.contains("\"A\" already holds it") && !same.contains("slots"), "{same}");
+    let zero = ShardMap::new(0, ["A"]).unwrap_err().to_string();
+    assert!(zero.starts_with("shards is 0: give at least 1 shard"), "{zero}");
+    let one = ShardMap::new(4, ["A"]).unwrap();
+    let last = AutoFailover::new(&one, "A", 10, 2).unwrap_err().to_string();
+    assert!(last.contains("only node") && !last.contains("at least 1 node"), "{last}");
+    let far = ScheduledMove::at(1e300, 0, "B").unwrap_err().to_string();
+    assert!(far.starts_with("move time (s) 1e300 is not"), "{far}");
+    assert!(far.len() < 200, "{far}");
+}
