@@ -178,7 +178,7 @@ fn a_partition_moves_whole_and_neighbours_on_one_shard_merge() {
     let parts = pg.partitions("t").unwrap();
     // Merging partitions on two shards is refused; moving the middle one to A first allows it.
     let err = pg.merge("t", &parts[0].name).unwrap_err();
-    assert!(err.to_string().contains("move one to the other's shard first"), "{err}");
+    assert!(err.to_string().contains("move one to the other's node first"), "{err}");
     let moved = pg.move_partition("t", &parts[1].name, "A").unwrap();
     assert_eq!((moved.moved, moved.from.as_str(), moved.to.as_str()), (count("k1", "k2"), "B", "A"));
     assert_eq!(pg.rows_per_node("t").unwrap(), [("A".to_string(), 3_000), ("B".to_string(), 0)]);

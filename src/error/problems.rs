@@ -155,8 +155,8 @@ impl fmt::Display for PartitionProblem {
             }
             PartitionProblem::AcrossShards { lower, upper, lower_shard, upper_shard } => write!(
                 f,
-                "merge {lower} with {upper}: they are on shards {lower_shard} and {upper_shard}; move one to the \
-                 other's shard first"
+                "merge {lower} with {upper}: they are on nodes {lower_shard} and {upper_shard}; move one to the \
+                 other's node first"
             ),
             PartitionProblem::WrongKind { at, want } => write!(f, "split at {at}: give a {want} inside a partition"),
             PartitionProblem::NoneHolds { at } => {
@@ -178,7 +178,7 @@ impl fmt::Display for PartitionProblem {
                 write!(f, "split at {at}: it is already the lower bound of {partition}; split inside a partition")
             }
             PartitionProblem::OnShardAlready { partition, shard } => {
-                write!(f, "move {partition} to {shard}: it is on {shard} already; move it to another shard")
+                write!(f, "move {partition} to {shard}: it is on {shard} already; move it to another node")
             }
             PartitionProblem::NoSuchRange { range, partitions } => write!(
                 f,
