@@ -344,6 +344,17 @@ fn stale_routers_and_the_zombie_live() {
     assert!(s.all_match(), "{s}");
     assert_eq!(s.observed.entry(7).unwrap().version, s.before.entry(7).unwrap().version + 2);
     assert_eq!(s.observed.revision(), s.before.revision() + 3);
+    #[cfg(feature = "charts")]
+    {
+        // the charts are drawn from what was seen: a line per policy, the zombie's bars with the
+        // fence off and on, the map with shards 3 (to C) and 7 (to B, whichever racer won) moved
+        let lines = seen.chart().build();
+        assert!(lines.svg().contains("poll the map every 0.5 s"), "a line per policy");
+        assert!(lines.svg().contains("shard 7 to C at 1.03 s"), "the moves in the subtitle");
+        let bars = reshard::live::ZombieSeen::chart(&[&off, &on]).build();
+        assert!(bars.svg().contains("fence off") && bars.svg().contains("lost (absent at the owner)"));
+        assert_eq!(s.chart().moved(), 2);
+    }
 }
 
 /// Automation meets failure detection (leases of 1 s): a pause of 0.4 s

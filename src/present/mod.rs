@@ -16,6 +16,9 @@ pub(crate) mod escape;
 #[cfg(feature = "etcd")]
 #[cfg_attr(docsrs, doc(cfg(feature = "etcd")))]
 pub mod etcd;
+#[cfg(all(feature = "etcd", feature = "charts"))]
+#[cfg_attr(docsrs, doc(cfg(all(feature = "etcd", feature = "charts"))))]
+pub mod etcd_charts;
 pub(crate) mod evcxr;
 #[cfg(feature = "charts")]
 #[cfg_attr(docsrs, doc(cfg(feature = "charts")))]
