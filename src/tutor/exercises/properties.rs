@@ -213,6 +213,30 @@ pub(crate) fn catch_quietly<R>(f: impl FnOnce() -> R) -> Result<R, String> {
     result.map_err(|p| panic_message(&*p))
 }
 
+/// `first` then `text`, broken at spaces into lines of at most 98
+/// columns, the lines after the first indented by six spaces (the
+/// reports of the properties-graded checks, lab 03's controller and lab 11's router).
+pub(crate) fn wrap(first: &str, text: &str) -> String {
+    let mut out = String::new();
+    let mut line = first.to_string();
+    let mut fresh = true; // nothing of `text` on this line yet
+    for word in text.split(' ') {
+        if !fresh && line.chars().count() + 1 + word.chars().count() > 98 {
+            out.push_str(&line);
+            out.push('\n');
+            line = " ".repeat(6);
+            fresh = true;
+        }
+        if !fresh {
+            line.push(' ');
+        }
+        line.push_str(word);
+        fresh = false;
+    }
+    out.push_str(&line);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,28 +3,7 @@
 
 use super::*;
 
-/// `first` then `text`, broken at spaces into lines of at most 98
-/// columns, the lines after the first indented by six spaces.
-pub(super) fn wrap(first: &str, text: &str) -> String {
-    let mut out = String::new();
-    let mut line = first.to_string();
-    let mut fresh = true; // nothing of `text` on this line yet
-    for word in text.split(' ') {
-        if !fresh && line.chars().count() + 1 + word.chars().count() > 98 {
-            out.push_str(&line);
-            out.push('\n');
-            line = " ".repeat(6);
-            fresh = true;
-        }
-        if !fresh {
-            line.push(' ');
-        }
-        line.push_str(word);
-        fresh = false;
-    }
-    out.push_str(&line);
-    out
-}
+pub(super) use crate::tutor::exercises::properties::wrap;
 
 /// What the checks hold a learner's `rebalance` to, one grade each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

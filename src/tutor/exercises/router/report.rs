@@ -4,6 +4,7 @@
 use super::*;
 use crate::present::thousands;
 use crate::tutor::exercises::clip;
+use crate::tutor::exercises::properties::wrap;
 
 /// What the checks hold a learner's router to, one grade each.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -128,29 +129,6 @@ fn runs(calls: &[Call]) -> Vec<String> {
         }
     }
     out.into_iter().map(|(t, n)| if n == 1 { t } else { format!("{t}, {n} times") }).collect()
-}
-
-/// `first` then `text`, broken at spaces into lines of at most 98
-/// columns, the lines after the first indented by six spaces.
-fn wrap(first: &str, text: &str) -> String {
-    let mut out = String::new();
-    let mut line = first.to_string();
-    let mut fresh = true; // nothing of `text` on this line yet
-    for word in text.split(' ') {
-        if !fresh && line.chars().count() + 1 + word.chars().count() > 98 {
-            out.push_str(&line);
-            out.push('\n');
-            line = " ".repeat(6);
-            fresh = true;
-        }
-        if !fresh {
-            line.push(' ');
-        }
-        line.push_str(word);
-        fresh = false;
-    }
-    out.push_str(&line);
-    out
 }
 
 impl fmt::Display for RouterReport {
