@@ -76,6 +76,19 @@ pub const CONNECT_WITHIN: Duration = Duration::from_secs(2);
 /// connection), unless the driver sets another limit.
 pub const REPLY_WITHIN: Duration = Duration::from_secs(10);
 
+/// A reply timeout a caller sets ([`Cluster`](super::Cluster) and
+/// [`Etcd`](super::Etcd) take one): more than 0.
+pub(crate) fn reply_timeout(within: Duration) -> Result<Duration> {
+    if within.is_zero() {
+        return Err(Error::OutOfRange {
+            what: "reply timeout",
+            given: "0 s".into(),
+            allowed: "more than 0, e.g. 10 s".into(),
+        });
+    }
+    Ok(within)
+}
+
 /// An I/O error while asking server `node` on `port` to do `doing`, as a
 /// typed error naming both: [`Error::ServerTimeout`] (of `waited`) when a
 /// read or write ran out of time, else [`Error::ServerFailed`].

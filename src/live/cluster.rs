@@ -238,14 +238,7 @@ impl RedisCluster {
     /// with [`Error::ServerTimeout`], which states this limit. Must be more
     /// than 0.
     pub fn set_reply_timeout(&mut self, within: Duration) -> Result<()> {
-        if within.is_zero() {
-            return Err(Error::OutOfRange {
-                what: "reply timeout",
-                given: "0 s".into(),
-                allowed: "more than 0, e.g. 10 s".into(),
-            });
-        }
-        self.reply_within = within;
+        self.reply_within = super::client::reply_timeout(within)?;
         Ok(())
     }
 

@@ -101,7 +101,8 @@ impl PgShards {
     /// Write the rows of `keys` into `table` with their postings, as
     /// [`insert_indexed`](PgShards::insert_indexed) does, and kill the
     /// coordinator's backend once `postgres_fdw` has sent `COMMIT` to the
-    /// first node and before it sends the next (see the [module](self)).
+    /// first node and before it sends the next (`postgres_fdw` commits node
+    /// by node: there is no two-phase commit).
     /// Returns what each node holds afterwards. The tables must be ranges
     /// of keys ([`RangeOf::Key`](crate::live::RangeOf::Key)), and the write
     /// must touch two nodes or more; the coordinator is back, and the
