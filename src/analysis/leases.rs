@@ -63,6 +63,12 @@ pub const KEEPALIVE_TICK: f64 = 0.5;
 /// a few milliseconds on an idle machine and more on one running other labs.
 pub const EXPIRY_SLACK: (f64, f64) = (0.05, 0.25);
 
+/// Whether a live delete `g` seconds after the pause falls in the window
+/// `lo` … `hi` widened by [`EXPIRY_SLACK`].
+pub(crate) fn within_expiry_slack(g: f64, lo: f64, hi: f64) -> bool {
+    g >= lo - EXPIRY_SLACK.0 && g <= hi + EXPIRY_SLACK.1
+}
+
 /// The longest lease etcd grants, in seconds (`lease.MaxLeaseTTL`).
 pub const MAX_LEASE_TTL: u64 = 9_000_000_000;
 

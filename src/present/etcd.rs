@@ -2,7 +2,7 @@
 //! nodes and the crate's routers did, beside what the crate predicted,
 //! row by row with ✓ or ≠.
 
-use crate::analysis::leases::EXPIRY_SLACK;
+use crate::analysis::leases::{within_expiry_slack, EXPIRY_SLACK};
 use crate::live::etcd::LeaderLoss;
 use crate::live::shard_lab::{FailoverSeen, LeaseWindow, Race, ScriptedMoves, StaleRouters, ZombieSeen};
 use crate::present::routing::{expiry_text, maybe, positions};
@@ -15,11 +15,6 @@ fn mark(ok: bool) -> &'static str {
     } else {
         "≠"
     }
-}
-
-/// A live delete is ✓ within the window widened by [`EXPIRY_SLACK`].
-fn within_slack(g: f64, lo: f64, hi: f64) -> bool {
-    g >= lo - EXPIRY_SLACK.0 && g <= hi + EXPIRY_SLACK.1
 }
 
 /// "2.00 – 2.50 (+ 0.25)": the window and the slack after it.
@@ -117,7 +112,7 @@ impl LeaseWindow {
                 format!("trial {}: key gone after (s)", i + 1),
                 window_text(lo, hi),
                 fixed(*g, 3),
-                mark(within_slack(*g, lo, hi)).into(),
+                mark(within_expiry_slack(*g, lo, hi)).into(),
             ]);
         }
         t.note(format!(
@@ -283,7 +278,7 @@ impl FailoverSeen {
                 "key gone after (s)".into(),
                 window_text(lo, hi),
                 fixed(g, 3),
-                mark(within_slack(g, lo, hi)).into(),
+                mark(within_expiry_slack(g, lo, hi)).into(),
             ]);
         }
         let rows = [

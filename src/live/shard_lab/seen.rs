@@ -2,7 +2,7 @@
 //! it: the result types of [`ShardLab`](super::ShardLab)'s calls.
 
 use crate::analysis::auto_failover::{Expiry, FailoverRun};
-use crate::analysis::leases::{EtcdTimings, EXPIRY_SLACK};
+use crate::analysis::leases::{within_expiry_slack, EtcdTimings};
 use crate::analysis::refresh::{RefreshPolicy, RoutingRun, ScheduledMove};
 use crate::analysis::zombie::ZombieRun;
 use crate::schemes::shard_map::{ShardMap, ShardMove};
@@ -118,11 +118,11 @@ pub struct LeaseWindow {
 
 impl LeaseWindow {
     /// The granted TTL as predicted, and every trial within the window
-    /// widened by [`EXPIRY_SLACK`] (what the table marks ✓).
+    /// widened by [`EXPIRY_SLACK`](crate::analysis::leases::EXPIRY_SLACK)
+    /// (what the table marks ✓).
     pub fn as_predicted(&self) -> bool {
         let (lo, hi) = self.predicted_window;
-        self.granted == self.predicted_granted
-            && self.gone_after.iter().all(|&g| g >= lo - EXPIRY_SLACK.0 && g <= hi + EXPIRY_SLACK.1)
+        self.granted == self.predicted_granted && self.gone_after.iter().all(|&g| within_expiry_slack(g, lo, hi))
     }
 
     /// The granted TTL as predicted, and every trial within the window
@@ -266,7 +266,7 @@ impl FailoverSeen {
         let p = &self.predicted;
         let expired = matches!(p.expiry, Expiry::Expired);
         let window = match (p.key_gone_within, self.gone_after) {
-            (Some((lo, hi)), Some(g)) => g >= lo - EXPIRY_SLACK.0 && g <= hi + EXPIRY_SLACK.1,
+            (Some((lo, hi)), Some(g)) => within_expiry_slack(g, lo, hi),
             (None, None) => true,
             _ => false,
         };
